@@ -1,0 +1,3 @@
+from weblens.cli import main
+
+main()

@@ -1,0 +1,35 @@
+"""`weblens serve`: the HTTP server (health, and what later layers mount on it)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from weblens.cli import app
+from weblens.cli.output import fail_from
+from weblens.config import get_settings
+from weblens.errors import WeblensError
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 8765).")] = None,
+) -> None:
+    """Run the weblens server on 127.0.0.1:8765."""
+    import uvicorn
+
+    from weblens.app.server import create_app
+
+    try:
+        settings = get_settings()
+        application = create_app(settings)
+    except WeblensError as exc:
+        fail_from(exc)
+    uvicorn.run(
+        application,
+        host=host or settings.server.host,
+        port=settings.server.port if port is None else port,
+        log_level="info",
+    )

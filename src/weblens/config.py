@@ -1,0 +1,354 @@
+"""Settings: environment (and `.env`) > config file > defaults. The only place weblens
+reads the environment.
+
+Variables are `WEBLENS_<SECTION>_<KEY>` (e.g. `WEBLENS_FETCH_ALLOW_PRIVATE`); provider
+keys also use their usual names (`TAVILY_API_KEY`, `BRAVE_API_KEY`, ...). The config
+file is `$WEBLENS_CONFIG`, else `./weblens.toml`, else `$XDG_CONFIG_HOME/weblens/config.toml`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+from dotenv import dotenv_values
+from pydantic import BaseModel, BeforeValidator, Field, SecretStr, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from weblens.errors import NotConfiguredError
+from weblens.redact import MASK, register_secret
+
+__all__ = [
+    "BraveConfig",
+    "CacheConfig",
+    "DuckDuckGoConfig",
+    "FetchConfig",
+    "FirecrawlConfig",
+    "LlmConfig",
+    "McpConfig",
+    "ProviderConfig",
+    "SearchConfig",
+    "SearxngConfig",
+    "SerperConfig",
+    "ServerConfig",
+    "Settings",
+    "TavilyConfig",
+    "TavilyWebSearchConfig",
+    "WeatherConfig",
+    "WebSearchConfig",
+    "config_file_path",
+    "describe",
+    "env_name",
+    "get_settings",
+    "setting_hint",
+]
+
+ENV_PREFIX = "WEBLENS_"
+PROVIDER_KEY_ENV = {
+    "tavily": "TAVILY_API_KEY",
+    "brave": "BRAVE_API_KEY",
+    "serper": "SERPER_API_KEY",
+    "firecrawl": "FIRECRAWL_API_KEY",
+}
+MIB = 1024 * 1024
+
+
+def _split_commas(value: Any) -> Any:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+CommaList = Annotated[list[str], NoDecode, BeforeValidator(_split_commas)]
+
+
+class ProviderConfig(BaseModel):
+    """An upstream API: its root URL (documented paths are appended), key and timeout."""
+
+    api_key: SecretStr | None = None
+    base_url: str = ""
+    timeout: float = Field(default=15.0, gt=0, description="seconds for one request")
+
+
+class TavilyConfig(ProviderConfig):
+    base_url: str = "https://api.tavily.com"
+
+
+class BraveConfig(ProviderConfig):
+    base_url: str = "https://api.search.brave.com"
+    requests_per_second: float = Field(default=1.0, gt=0, description="the free tier allows 1 request/s")
+
+
+class SerperConfig(ProviderConfig):
+    base_url: str = "https://google.serper.dev"
+
+
+class SearxngConfig(ProviderConfig):
+    base_url: str = ""
+
+
+class DuckDuckGoConfig(ProviderConfig):
+    base_url: str = "https://html.duckduckgo.com"
+    requests_per_second: float = Field(default=1.0, gt=0)
+
+
+class FirecrawlConfig(ProviderConfig):
+    base_url: str = "https://api.firecrawl.dev"
+    timeout: float = Field(default=60.0, gt=0)
+
+
+class WeatherConfig(BaseModel):
+    geocoding_base_url: str = "https://geocoding-api.open-meteo.com"
+    forecast_base_url: str = "https://api.open-meteo.com"
+    timeout: float = Field(default=10.0, gt=0)
+
+
+class TavilyWebSearchConfig(BaseModel):
+    """Seed 000: Tavily settings beside Brave's; when present, search uses Tavily."""
+
+    api_key: SecretStr | None = Field(default=None, description="Tavily API key")
+
+
+class WebSearchConfig(BaseModel):
+    """Seed 000's `[web_search]` section: Brave fields, plus optional `tavily`.
+
+    When `tavily` is set, search uses Tavily instead of Brave. An old file without
+    `tavily` loads as before. Values here are used when the `[brave]`/`[tavily]`
+    sections and the environment leave them unset.
+    """
+
+    api_key: SecretStr | None = Field(default=None, description="Brave Search API key")
+    base_url: str | None = None
+    tavily: TavilyWebSearchConfig | None = Field(
+        default=None, description="when set, Tavily is used instead of Brave Search"
+    )
+
+
+class SearchConfig(BaseModel):
+    provider: CommaList = Field(
+        default_factory=list, description="one provider or an order; empty means automatic"
+    )
+    max_results: int = Field(default=5, ge=1, le=10)
+    cache_ttl_s: float = Field(default=3600.0, ge=0)
+    breaker_failures: int = Field(default=3, ge=1, description="failures in a row before a cool-down")
+    breaker_cooldown_s: float = Field(default=60.0, ge=0)
+    max_retry_after_s: float = Field(default=10.0, ge=0, description="longest Retry-After we wait out")
+
+
+class FetchConfig(BaseModel):
+    allow_private: bool = False
+    allowed_hosts: CommaList = Field(default_factory=list)
+    user_agent: str = "weblens/0.1 (+https://github.com/weblens/weblens)"
+    proxy: str | None = None
+    timeout: float = Field(default=30.0, gt=0, description="ceiling for a whole fetch, seconds")
+    connect_timeout: float = Field(default=10.0, gt=0)
+    max_bytes: int = Field(default=10 * MIB, gt=0)
+    max_redirects: int = Field(default=5, ge=0)
+    max_length: int = Field(default=20_000, gt=0, description="characters per page of output")
+    respect_robots: bool = False
+    cache_ttl_s: float = Field(default=900.0, ge=0)
+
+
+class CacheConfig(BaseModel):
+    enabled: bool = True
+    path: Path | None = Field(default=None, description="SQLite file; default <data_dir>/cache.sqlite3")
+
+
+class McpConfig(BaseModel):
+    token: SecretStr | None = None
+    tools: CommaList = Field(default_factory=lambda: ["web_search", "web_fetch", "get_weather"])
+    max_body_bytes: int = Field(default=1 * MIB, gt=0)
+    allowed_origins: CommaList = Field(default_factory=list)
+
+
+class LlmConfig(BaseModel):
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model: str | None = None
+    max_steps: int = Field(default=3, ge=1)
+    timeout: float = Field(default=120.0, gt=0)
+    tools: CommaList = Field(default_factory=lambda: ["get_weather", "web_search", "web_fetch"])
+
+
+class ServerConfig(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    sessions_path: Path | None = Field(default=None, description="default <data_dir>/sessions.sqlite3")
+    max_message_chars: int = Field(default=32_000, gt=0)
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "weblens"
+
+
+def config_file_path() -> Path | None:
+    """The config file in force: $WEBLENS_CONFIG, ./weblens.toml, or the XDG one."""
+    explicit = os.environ.get("WEBLENS_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    local = Path("weblens.toml")
+    if local.is_file():
+        return local
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    candidate = Path(xdg) / "weblens" / "config.toml"
+    return candidate if candidate.is_file() else None
+
+
+class _ProviderKeys(PydanticBaseSettingsSource):
+    """Provider keys under their usual names (TAVILY_API_KEY, ...), from the environment or `.env`."""
+
+    def __init__(self, settings_cls: type[BaseSettings], values: Mapping[str, str | None]) -> None:
+        super().__init__(settings_cls)
+        self._values = values
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for section, name in PROVIDER_KEY_ENV.items():
+            value = self._values.get(name)
+            if value:
+                found[section] = {"api_key": value}
+        return found
+
+
+def _dotenv() -> dict[str, str | None]:
+    return dict(dotenv_values(".env")) if Path(".env").is_file() else {}
+
+
+class Settings(BaseSettings):
+    """Every weblens setting. Build with `get_settings()` or `Settings()`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter="_",
+        env_nested_max_split=1,
+        env_file=".env",
+        extra="ignore",
+        nested_model_default_partial_update=True,
+    )
+
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    tavily: TavilyConfig = Field(default_factory=TavilyConfig)
+    brave: BraveConfig = Field(default_factory=BraveConfig)
+    serper: SerperConfig = Field(default_factory=SerperConfig)
+    searxng: SearxngConfig = Field(default_factory=SearxngConfig)
+    duckduckgo: DuckDuckGoConfig = Field(default_factory=DuckDuckGoConfig)
+    firecrawl: FirecrawlConfig = Field(default_factory=FirecrawlConfig)
+    weather: WeatherConfig = Field(default_factory=WeatherConfig)
+    web_search: WebSearchConfig = Field(default_factory=WebSearchConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    fetch: FetchConfig = Field(default_factory=FetchConfig)
+    cache: CacheConfig = Field(default_factory=CacheConfig)
+    mcp: McpConfig = Field(default_factory=McpConfig)
+    llm: LlmConfig = Field(default_factory=LlmConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return tuple(source for _, source in _named_sources(settings_cls, init_settings))
+
+    @model_validator(mode="after")
+    def _apply_seed_000_section(self) -> Settings:
+        legacy = self.web_search
+        if legacy.api_key is not None and self.brave.api_key is None:
+            self.brave.api_key = legacy.api_key
+        if legacy.base_url and "base_url" not in self.brave.model_fields_set:
+            self.brave.base_url = legacy.base_url
+        if legacy.tavily is not None and legacy.tavily.api_key is not None and self.tavily.api_key is None:
+            self.tavily.api_key = legacy.tavily.api_key
+        for _, value in _leaves(self.model_dump()):
+            if isinstance(value, SecretStr):
+                register_secret(value.get_secret_value())
+        return self
+
+    @property
+    def cache_path(self) -> Path:
+        return self.cache.path or self.data_dir / "cache.sqlite3"
+
+    @property
+    def sessions_path(self) -> Path:
+        return self.server.sessions_path or self.data_dir / "sessions.sqlite3"
+
+    def require(self, section: str, key: str) -> Any:
+        """The value of `[section] key`, or `NotConfiguredError` saying how to set it."""
+        value = getattr(getattr(self, section), key)
+        if value is None or value == "":
+            raise NotConfiguredError(f"{section}.{key} is not set: {setting_hint(section, key)}")
+        return value.get_secret_value() if isinstance(value, SecretStr) else value
+
+
+def _named_sources(
+    settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource | None = None
+) -> Iterator[tuple[str, PydanticBaseSettingsSource]]:
+    """The sources in priority order, named for `weblens config`."""
+    from pydantic_settings import DotEnvSettingsSource, EnvSettingsSource
+
+    if init_settings is not None:
+        yield "argument", init_settings
+    yield "environment", EnvSettingsSource(settings_cls)
+    yield "environment", _ProviderKeys(settings_cls, os.environ)
+    yield ".env", DotEnvSettingsSource(settings_cls)
+    yield ".env", _ProviderKeys(settings_cls, _dotenv())
+    path = config_file_path()
+    if path is not None:
+        if not path.is_file():
+            raise NotConfiguredError(f"config file {path} (from WEBLENS_CONFIG) does not exist")
+        yield str(path), TomlConfigSettingsSource(settings_cls, toml_file=path)
+
+
+def _leaves(data: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            yield from _leaves(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def describe(settings: Settings) -> list[tuple[str, str, str]]:
+    """(key, value with secrets masked, where it came from) for every setting."""
+    origins: dict[str, str] = {}
+    for name, source in _named_sources(Settings):
+        for key, _ in _leaves(source()):
+            origins.setdefault(key, name)
+    rows = []
+    for key, value in _leaves(settings.model_dump()):
+        shown = MASK if isinstance(value, SecretStr) else ("" if value is None else str(value))
+        rows.append((key, shown, origins.get(key, "default")))
+    return rows
+
+
+def env_name(section: str, key: str) -> str:
+    """The environment variable for `[section] key`."""
+    if key == "api_key" and section in PROVIDER_KEY_ENV:
+        return PROVIDER_KEY_ENV[section]
+    return f"{ENV_PREFIX}{section}_{key}".upper()
+
+
+def setting_hint(section: str, key: str) -> str:
+    """How to set a missing setting: the variable and the config-file key."""
+    path = config_file_path() or Path("weblens.toml")
+    return f"set the environment variable {env_name(section, key)} or `{key}` under [{section}] in {path}"
+
+
+def get_settings(**overrides: Any) -> Settings:
+    """Load settings from the environment, `.env` and the config file."""
+    return Settings(**overrides)

@@ -1,0 +1,104 @@
+"""Translate httpx failures and HTTP error statuses into weblens errors, in one place."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+import httpx
+
+from weblens.errors import (
+    NotConfiguredError,
+    NotFoundError,
+    RateLimitedError,
+    ToolTimeoutError,
+    ToolValidationError,
+    UpstreamError,
+    WeblensError,
+)
+
+__all__ = ["error_for_status", "parse_retry_after", "translate_errors"]
+
+# Most specific first: the first matching class wins.
+_TRANSLATION: tuple[tuple[type[Exception], type[WeblensError], str, bool], ...] = (
+    (httpx.TimeoutException, ToolTimeoutError, "{what} timed out", True),
+    (httpx.ConnectError, UpstreamError, "could not connect to {what}: {exc}", True),
+    (httpx.TooManyRedirects, UpstreamError, "{what} redirected too many times", False),
+    (httpx.UnsupportedProtocol, ToolValidationError, "unsupported URL scheme for {what}: {exc}", False),
+    (httpx.InvalidURL, ToolValidationError, "invalid URL for {what}: {exc}", False),
+    (httpx.DecodingError, UpstreamError, "{what} sent a body that could not be decoded: {exc}", False),
+    (httpx.RemoteProtocolError, UpstreamError, "{what} broke the connection: {exc}", True),
+    (httpx.NetworkError, UpstreamError, "network error talking to {what}: {exc}", True),
+    (httpx.ProxyError, UpstreamError, "proxy error reaching {what}: {exc}", True),
+    (httpx.HTTPError, UpstreamError, "HTTP error talking to {what}: {exc}", True),
+    (httpx.StreamError, UpstreamError, "stream error from {what}: {exc}", False),
+)
+
+
+def _translate(exc: Exception, what: str) -> WeblensError | None:
+    for exc_type, error_cls, template, retryable in _TRANSLATION:
+        if isinstance(exc, exc_type):
+            message = template.format(what=what, exc=str(exc) or type(exc).__name__)
+            if error_cls is ToolValidationError:
+                return ToolValidationError(message, [{"field": "url", "message": message, "type": "url"}])
+            return error_cls(message, retryable=retryable)
+    return None
+
+
+@contextmanager
+def translate_errors(what: str) -> Iterator[None]:
+    """Re-raise any httpx exception inside the block as the matching weblens error."""
+    try:
+        yield
+    except (httpx.HTTPError, httpx.StreamError, httpx.InvalidURL) as exc:
+        translated = _translate(exc, what)
+        if translated is None:  # pragma: no cover - the table ends with the base classes
+            raise
+        raise translated from exc
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds to wait from `Retry-After` (seconds or HTTP date) or `X-RateLimit-Reset`."""
+    now = time.time() if now is None else now
+    value = headers.get("retry-after")
+    if value:
+        value = value.strip()
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            parsed = email.utils.parsedate_to_datetime(value) if value else None
+            if parsed is not None:
+                return max(0.0, parsed.timestamp() - now)
+    reset = headers.get("x-ratelimit-reset")
+    if reset:
+        try:
+            first = float(reset.split(",")[0].strip())
+        except ValueError:
+            return None
+        # epoch seconds when large, else seconds from now (Brave sends seconds)
+        return max(0.0, first - now) if first > 1_000_000_000 else first
+    return None
+
+
+def error_for_status(
+    status: int,
+    *,
+    provider: str,
+    detail: str = "",
+    headers: Mapping[str, str] | None = None,
+    key_hint: str = "",
+) -> WeblensError:
+    """The weblens error for an HTTP error status from `provider`, with its description."""
+    said = f": {detail}" if detail else ""
+    if status == 429:
+        retry_after = parse_retry_after(headers or {})
+        return RateLimitedError(f"{provider} is rate limiting requests (HTTP 429){said}", retry_after_s=retry_after)
+    if status in (401, 403):
+        hint = f"; {key_hint}" if key_hint else ""
+        return NotConfiguredError(f"{provider} refused the credentials (HTTP {status}){said}{hint}")
+    if status == 404:
+        return NotFoundError(f"{provider} answered HTTP 404 (not found){said}")
+    retry_after = parse_retry_after(headers or {}) if status == 503 else None
+    return UpstreamError(f"{provider} answered HTTP {status}{said}", status=status, retry_after_s=retry_after)

@@ -1,0 +1,198 @@
+"""Turn one params model into each model API's tool declaration.
+
+The dialects differ in what they reject: Gemini refuses `$ref`, `additionalProperties`
+and titles; OpenAI strict mode wants every property required (optional ones become
+nullable) and `additionalProperties: false` on every object. Everything starts from
+the pydantic JSON schema, so the declarations never drift apart.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from weblens.tool import Tool
+
+__all__ = ["DIALECTS", "export", "gemini_schema", "inline_refs", "strict_schema"]
+
+Schema = dict[str, Any]
+
+_NOISE = ("title",)
+_OPENAI_STRICT_UNSUPPORTED = ("default", "minLength", "maxLength", "format")
+_GEMINI_UNSUPPORTED = ("additionalProperties", "default", "$schema", "exclusiveMinimum", "exclusiveMaximum")
+
+
+_MAP_KEYS = ("properties", "$defs", "patternProperties")
+_LIST_KEYS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_NODE_KEYS = ("items", "additionalProperties", "not")
+
+
+def _walk(node: Any, fn: Callable[[Schema], None]) -> None:
+    """Apply `fn` to every schema node (never to a `properties` map itself)."""
+    if not isinstance(node, dict):
+        return
+    fn(node)
+    for key in _MAP_KEYS:
+        for child in (node.get(key) or {}).values():
+            _walk(child, fn)
+    for key in _LIST_KEYS:
+        for child in node.get(key) or []:
+            _walk(child, fn)
+    for key in _NODE_KEYS:
+        _walk(node.get(key), fn)
+
+
+def _drop(keys: tuple[str, ...]) -> Callable[[Schema], None]:
+    def drop(node: Schema) -> None:
+        for key in keys:
+            node.pop(key, None)
+
+    return drop
+
+
+def _default_into_description(node: Schema) -> None:
+    if "default" in node and node["default"] is not None:
+        note = f"(default: {json.dumps(node['default'], ensure_ascii=False)})"
+        node["description"] = f"{node['description']} {note}" if node.get("description") else note
+
+
+def inline_refs(schema: Schema) -> Schema:
+    """A copy of `schema` with every local `$ref` replaced by its definition."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [resolve(item, seen) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            if name in seen:  # recursive model: stop instead of looping forever
+                return {"type": "object", "description": f"(recursive {name})"}
+            merged = {**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}
+            return resolve(merged, (*seen, name))
+        return {k: resolve(v, seen) for k, v in node.items() if k != "$defs"}
+
+    result: Schema = resolve(schema, ())
+    return result
+
+
+def _nullable_for_gemini(node: Schema) -> None:
+    options = node.get("anyOf")
+    if isinstance(options, list):
+        rest = [o for o in options if o != {"type": "null"}]
+        if len(rest) < len(options):
+            node["nullable"] = True
+            if len(rest) == 1:
+                node.pop("anyOf")
+                for key, value in rest[0].items():
+                    node.setdefault(key, value)
+            else:
+                node["anyOf"] = rest
+    if "const" in node:
+        node["enum"] = [node.pop("const")]
+
+
+def gemini_schema(schema: Schema) -> Schema:
+    """Gemini-safe: refs inlined, no additionalProperties, no titles, nullable instead of null."""
+    out = inline_refs(schema)
+    _walk(out, _default_into_description)
+    _walk(out, _nullable_for_gemini)
+    _walk(out, _drop(_GEMINI_UNSUPPORTED + _NOISE))
+    return out
+
+
+def _make_nullable(prop: Schema) -> Schema:
+    if "anyOf" in prop:
+        if {"type": "null"} not in prop["anyOf"]:
+            prop["anyOf"].append({"type": "null"})
+        return prop
+    kind = prop.get("type")
+    if isinstance(kind, str):
+        prop["type"] = [kind, "null"]
+        if "enum" in prop and None not in prop["enum"]:
+            prop["enum"].append(None)
+        return prop
+    if isinstance(kind, list):
+        if "null" not in kind:
+            kind.append("null")
+        return prop
+    return {"anyOf": [prop, {"type": "null"}]}
+
+
+def _strict_object(node: Schema) -> None:
+    if node.get("type") != "object" and "properties" not in node:
+        return
+    props: dict[str, Schema] = node.setdefault("properties", {})
+    required = set(node.get("required", []))
+    for name, prop in list(props.items()):
+        if name not in required:
+            props[name] = _make_nullable(prop)
+    node["required"] = list(props)
+    node["additionalProperties"] = False
+
+
+def strict_schema(schema: Schema) -> Schema:
+    """OpenAI strict mode: all properties required, optional ones nullable, closed objects."""
+    out = copy.deepcopy(schema)
+    _walk(out, _default_into_description)
+    _walk(out, _drop(_OPENAI_STRICT_UNSUPPORTED + _NOISE))
+    _walk(out, _strict_object)
+    return out
+
+
+def _plain(schema: Schema) -> Schema:
+    out = copy.deepcopy(schema)
+    _walk(out, _drop(_NOISE))
+    return out
+
+
+def _openai(tool: Tool[Any], strict: bool) -> Schema:
+    params = strict_schema(tool.json_schema) if strict else _plain(tool.json_schema)
+    function: Schema = {"name": tool.name, "description": tool.description, "parameters": params}
+    if strict:
+        function["strict"] = True
+    return {"type": "function", "function": function}
+
+
+def _mcp(tool: Tool[Any]) -> Schema:
+    declared: Schema = {
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": _plain(tool.json_schema),
+    }
+    if tool.output_schema is not None:
+        declared["outputSchema"] = _plain(tool.output_schema)
+    return declared
+
+
+_EXPORTERS: dict[str, Callable[[Tool[Any]], Schema]] = {
+    "json": lambda t: {"name": t.name, "description": t.description, "parameters": t.json_schema},
+    "openai": lambda t: _openai(t, strict=False),
+    "openai-strict": lambda t: _openai(t, strict=True),
+    "anthropic": lambda t: {
+        "name": t.name,
+        "description": t.description,
+        "input_schema": _plain(t.json_schema),
+    },
+    "gemini": lambda t: {
+        "name": t.name,
+        "description": t.description,
+        "parameters": gemini_schema(t.json_schema),
+    },
+    "mcp": _mcp,
+}
+DIALECTS: tuple[str, ...] = tuple(_EXPORTERS)
+
+
+def export(tool: Tool[Any], dialect: str) -> Schema:
+    """`tool`'s declaration in `dialect` (one of `DIALECTS`)."""
+    try:
+        exporter = _EXPORTERS[dialect]
+    except KeyError:
+        raise ValueError(f"unknown schema dialect {dialect!r}; choose one of {', '.join(DIALECTS)}") from None
+    return exporter(tool)

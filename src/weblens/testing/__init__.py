@@ -1,0 +1,9 @@
+"""Real local HTTP servers that speak upstream protocols, for offline tests.
+
+weblens' own tests use these, and so can yours: start a server, point the matching
+base-URL setting at it, and script its answers (including failures).
+"""
+
+from weblens.testing.server import FakeServer, RecordedRequest, Reply
+
+__all__ = ["FakeServer", "RecordedRequest", "Reply"]

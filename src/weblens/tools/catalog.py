@@ -1,0 +1,37 @@
+"""Every built-in tool's factory, in one list: the CLI, the MCP gateway and the agent read it.
+
+A factory takes a `Runtime` and returns a tool, or None when the tool is not configured
+(e.g. no API key), so an unconfigured tool is simply absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from weblens.runtime import Runtime
+from weblens.tool import Tool
+from weblens.tools.think import Think
+from weblens.tools.todo import SetTodoList
+from weblens.toolset import Toolset
+
+__all__ = ["FACTORIES", "default_toolset"]
+
+
+def _think(runtime: Runtime) -> Tool[Any]:
+    return Think()
+
+
+def _todo(runtime: Runtime) -> Tool[Any]:
+    return SetTodoList()
+
+
+FACTORIES: list[Any] = [
+    _think,
+    _todo,
+]
+
+
+def default_toolset(runtime: Runtime | None = None, *, enabled: Iterable[str] | None = None) -> Toolset:
+    """All configured built-in tools; `enabled` limits which are exposed."""
+    return Toolset.from_factories(FACTORIES, runtime or Runtime.from_settings(), enabled=enabled)

@@ -1,0 +1,27 @@
+"""Shared fixtures: isolated settings (no user config, no real keys) and fake upstreams."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from weblens.redact import forget_secrets
+
+_WEBLENS_VARS = ("TAVILY_API_KEY", "BRAVE_API_KEY", "SERPER_API_KEY", "FIRECRAWL_API_KEY", "XDG_CONFIG_HOME")
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """Every test runs in an empty directory with no weblens settings from the machine."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("WEBLENS_") or name in _WEBLENS_VARS:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    forget_secrets()
