@@ -140,6 +140,10 @@ class Tool(Generic[P]):
         return self.params.model_json_schema()
 
     @cached_property
+    def _optional_fields(self) -> frozenset[str]:
+        return frozenset(name for name, field in self.params.model_fields.items() if not field.is_required())
+
+    @cached_property
     def output_schema(self) -> dict[str, Any] | None:
         return self.output.model_json_schema() if self.output is not None else None
 
@@ -167,6 +171,10 @@ class Tool(Generic[P]):
                 ) from None
         if args is None:
             args = {}
+        elif isinstance(args, Mapping) and None in args.values():
+            # OpenAI strict mode makes optional fields nullable: null means "use the default"
+            optional = self._optional_fields
+            args = {k: v for k, v in args.items() if v is not None or k not in optional}
         try:
             return self.params.model_validate(args)
         except ValidationError as exc:

@@ -1,0 +1,156 @@
+"""Any OpenAI-compatible chat-completions endpoint (OpenAI, DeepSeek, Qwen, Ollama, vLLM), streamed.
+
+The model is reached through the official `openai` SDK; weblens only assembles the
+streamed chunks (text pieces and tool-call fragments) into one `ModelTurn` and turns
+SDK failures into weblens errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from weblens.agent.events import Usage
+from weblens.config import Settings, setting_hint
+from weblens.errors import NotConfiguredError, ToolTimeoutError, UpstreamError
+from weblens.net import error_for_status
+
+__all__ = ["ChatModel", "ModelTurn", "ToolCall"]
+
+MAX_RETRIES = 2
+"""The SDK's own retries of 429/5xx/connection failures before the stream starts."""
+_NO_KEY = "not-needed"  # local servers (Ollama, vLLM) take no key, but the SDK wants one
+
+
+@dataclass
+class ToolCall:
+    """A tool call the model asked for; `arguments` is the JSON text the model wrote."""
+
+    id: str
+    name: str
+    arguments: str = ""
+
+
+@dataclass
+class ModelTurn:
+    """One model call, assembled: its text, its tool calls, why it stopped, what it cost."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str = "stop"
+    usage: Usage | None = None
+
+
+def _missing_settings_error(missing: Sequence[str]) -> NotConfiguredError:
+    hints = "; ".join(setting_hint("llm", key) for key in missing)
+    names = " and ".join(f"WEBLENS_LLM_{key.upper()}" for key in missing)
+    return NotConfiguredError(f"No language model is configured: {names} must be set ({hints})")
+
+
+class ChatModel:
+    """A streaming chat model at an OpenAI-compatible base URL."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout: float,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        # the SDK brings its own HTTP stack (httpx2) and wraps its transport errors
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=MAX_RETRIES
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ChatModel:
+        """The configured model; NotConfiguredError names what is missing."""
+        llm = settings.llm
+        missing = [key for key in ("base_url", "model") if not getattr(llm, key)]
+        if missing:
+            raise _missing_settings_error(missing)
+        assert llm.base_url is not None and llm.model is not None
+        key = llm.api_key.get_secret_value() if llm.api_key is not None else None
+        return cls(base_url=llm.base_url, model=llm.model, api_key=key, timeout=llm.timeout)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def stream(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
+    ) -> AsyncIterator[str | ModelTurn]:
+        """Yield text pieces as they arrive, then the assembled `ModelTurn` last."""
+        turn = ModelTurn()
+        calls: dict[int, ToolCall] = {}
+        text: list[str] = []
+        with _translated(f"the model at {self.base_url}"):
+            kwargs: dict[str, Any] = {"tools": list(tools)} if tools else {}
+            stream = await self._client.chat.completions.create(
+                model=self.model,
+                messages=list(messages),
+                stream=True,
+                stream_options={"include_usage": True},
+                **kwargs,
+            )  # type: ignore[call-overload]
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    turn.usage = Usage(
+                        prompt_tokens=chunk.usage.prompt_tokens,
+                        completion_tokens=chunk.usage.completion_tokens,
+                        total_tokens=chunk.usage.total_tokens,
+                    )
+                for choice in chunk.choices:
+                    delta = choice.delta
+                    if delta.content:
+                        text.append(delta.content)
+                        yield delta.content
+                    for fragment in delta.tool_calls or ():
+                        call = calls.setdefault(fragment.index, ToolCall(id="", name=""))
+                        call.id = fragment.id or call.id
+                        if fragment.function is not None:
+                            call.name += fragment.function.name or ""
+                            call.arguments += fragment.function.arguments or ""
+                    if choice.finish_reason:
+                        turn.finish_reason = choice.finish_reason
+        turn.text = "".join(text)
+        turn.tool_calls = [calls[i] for i in sorted(calls)]
+        for number, call in enumerate(turn.tool_calls):
+            call.id = call.id or f"call_{number}"
+        yield turn
+
+
+
+@contextmanager
+def _translated(what: str) -> Iterator[None]:
+    """SDK and transport failures as weblens errors, naming the endpoint (never the key)."""
+    try:
+        yield
+    except openai.APIStatusError as exc:
+        raise error_for_status(
+            exc.status_code,
+            provider=what,
+            detail=_detail(exc),
+            headers=exc.response.headers,
+            key_hint=setting_hint("llm", "api_key"),
+        ) from exc
+    except openai.APITimeoutError as exc:
+        raise ToolTimeoutError(f"{what} timed out", retryable=True) from exc
+    except openai.APIConnectionError as exc:
+        raise UpstreamError(f"could not reach {what}: {exc}", retryable=True) from exc
+    except openai.OpenAIError as exc:
+        detail = _detail(exc) if isinstance(exc, openai.APIError) else str(exc)
+        raise UpstreamError(f"{what} reported an error: {detail}") from exc
+
+
+def _detail(exc: openai.APIError) -> str:
+    body = exc.body
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])
+    return exc.message

@@ -1,0 +1,347 @@
+"""The SSRF guard: fetches reach only public addresses, and exactly the address checked.
+
+Two layers. `SsrfGuard.check_url` refuses a URL whose host is a non-public literal
+(in any spelling: `127.1`, `2130706433`, `0x7f.0.0.1`, `[::ffff:127.0.0.1]`,
+`[64:ff9b::a00:1]`) before any network work. `guarded_client` builds an httpx client
+whose network backend resolves each hostname once, checks every address, and connects
+to the checked address itself, so no second lookup (DNS rebinding) can swap it. TLS SNI
+and the Host header keep the name. Through a proxy the proxy does the final lookup, so
+there the name is resolved and checked just before the request instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import ssl
+import urllib.request
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import httpcore
+import httpx
+
+from weblens.errors import BlockedError, ToolValidationError
+
+__all__ = [
+    "METADATA_ADDRESSES",
+    "GuardedTransport",
+    "Resolver",
+    "SsrfGuard",
+    "guarded_client",
+    "is_guarded",
+    "parse_ip",
+    "system_resolver",
+]
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+"""Async `(host, port) -> addresses`; tests inject one mapping names to private addresses."""
+
+METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
+    ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200")
+)
+_CGNAT = ipaddress.ip_network("100.64.0.0/10")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+_V4_COMPATIBLE = ipaddress.ip_network("::/96")
+_UNIQUE_LOCAL = ipaddress.ip_network("fc00::/7")
+_ALLOWED_SCHEMES = ("http", "https")
+_CATEGORIES: tuple[tuple[str, Callable[[IPAddress], bool]], ...] = (
+    ("unspecified", lambda ip: ip.is_unspecified),
+    ("loopback", lambda ip: ip.is_loopback),
+    ("link-local", lambda ip: ip.is_link_local),
+    ("multicast", lambda ip: ip.is_multicast),
+    ("carrier-grade NAT (100.64.0.0/10)", lambda ip: ip in _CGNAT),
+    ("unique-local", lambda ip: ip.version == 6 and ip in _UNIQUE_LOCAL),
+    ("private", lambda ip: ip.is_private),
+    ("reserved", lambda ip: ip.is_reserved),
+    ("non-public", lambda ip: not ip.is_global),
+)
+# allow_private opens these; metadata, multicast, unspecified and reserved stay shut.
+_PRIVATE_KINDS = frozenset({"loopback", "link-local", "carrier-grade NAT (100.64.0.0/10)", "unique-local", "private"})
+
+
+def _parse_ipv4_number(part: str) -> int:
+    lowered = part.lower()
+    if lowered.startswith("0x"):
+        return int(lowered[2:] or "0", 16)
+    if len(part) > 1 and part.startswith("0"):
+        return int(part, 8)
+    return int(part, 10)
+
+
+def _parse_loose_ipv4(host: str) -> ipaddress.IPv4Address | None:
+    """inet_aton's forms: `127.1`, `2130706433`, `0177.0.0.1`, `0x7f.1` (browsers accept them too)."""
+    parts = host.rstrip(".").split(".")
+    if not 1 <= len(parts) <= 4 or not all(parts):
+        return None
+    try:
+        numbers = [_parse_ipv4_number(p) for p in parts]
+    except ValueError:
+        return None
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (5 - len(numbers)):
+        return None
+    value = 0
+    for n in head:
+        value = value << 8 | n
+    value = value << 8 * (5 - len(numbers)) | last
+    return ipaddress.IPv4Address(value)
+
+
+def parse_ip(host: str) -> IPAddress | None:
+    """The address a host literal names, in any spelling; None for a hostname."""
+    text = host.strip("[]").split("%", 1)[0]
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        pass
+    return None if ":" in text else _parse_loose_ipv4(text)
+
+
+def _embedded_v4(ip: IPAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address inside a mapped, NAT64, 6to4, Teredo or IPv4-compatible IPv6 one."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return None
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip in _NAT64 or ip in _NAT64_LOCAL or (ip in _V4_COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    return ip.teredo[1] if ip.teredo is not None else None
+
+
+def _category(ip: IPAddress) -> str | None:
+    for name, test in _CATEGORIES:
+        if test(ip):
+            return name
+    return None
+
+
+@dataclass
+class SsrfGuard:
+    """The policy: which addresses a fetch may reach. Metadata endpoints are never reachable."""
+
+    allow_private: bool = False
+    allowed_hosts: Sequence[str] = ()
+    resolver: Resolver | None = None
+    _allowed: set[tuple[str, int | None]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._allowed = {_parse_host_entry(entry) for entry in self.allowed_hosts}
+
+    def is_allowed_host(self, host: str, port: int | None) -> bool:
+        """Whether `host[:port]` is listed in allowed_hosts (e.g. a self-hosted service)."""
+        name = host.strip("[]").lower().rstrip(".")
+        return (name, None) in self._allowed or (name, port) in self._allowed
+
+    def blocked_reason(self, ip: IPAddress) -> str | None:
+        """Why this address may not be reached, or None when it may."""
+        if ip in METADATA_ADDRESSES:
+            return f"{ip} is a cloud metadata endpoint"
+        inner = _embedded_v4(ip)
+        if inner is not None:
+            reason = self.blocked_reason(inner)
+            return f"{ip} embeds {reason}" if reason else None
+        kind = _category(ip)
+        if kind is None or (self.allow_private and kind in _PRIVATE_KINDS):
+            return None
+        return f"{ip} is a {kind} address"
+
+    def check_ip(self, ip: IPAddress, host: str) -> None:
+        reason = self.blocked_reason(ip)
+        if reason is not None:
+            shown = "" if str(ip) == host.strip("[]") else f"{host} resolves to "
+            raise BlockedError(f"refused to fetch: {shown}{reason} (SSRF guard)", details={"host": host})
+
+    def check_url(self, url: str | httpx.URL) -> httpx.URL:
+        """Refuse a URL that cannot be public before any network work; return it parsed."""
+        try:
+            parsed = httpx.URL(url)
+        except (httpx.InvalidURL, TypeError) as exc:
+            raise ToolValidationError(f"not a valid URL: {url!s:.200}: {exc}") from None
+        if parsed.scheme not in _ALLOWED_SCHEMES:
+            scheme = parsed.scheme or "relative"
+            raise ToolValidationError(f"only http and https URLs can be fetched, not {scheme!r} ones")
+        if not parsed.host:
+            raise ToolValidationError(f"the URL {url!s:.200} has no host")
+        host = parsed.host
+        ip = parse_ip(host)
+        if self.is_allowed_host(host, parsed.port or _default_port(parsed.scheme)):
+            if ip is not None and ip in METADATA_ADDRESSES:
+                self.check_ip(ip, host)
+            return parsed
+        if ip is not None:
+            self.check_ip(ip, host)
+        elif _is_localhost_name(host) and not self.allow_private:
+            raise BlockedError(f"refused to fetch: {host} is a loopback name (SSRF guard)")
+        return parsed
+
+    async def resolve(self, host: str, port: int) -> list[IPAddress]:
+        """Resolve once and check every address; the caller must connect to one of these."""
+        literal = parse_ip(host)
+        if literal is not None:
+            addresses = [literal]
+        else:
+            resolve = self.resolver or system_resolver
+            try:
+                found = await resolve(host, port)
+            except OSError as exc:
+                raise httpcore.ConnectError(f"could not resolve {host}: {exc}") from exc
+            addresses = [ip for ip in (parse_ip(a) for a in found) if ip is not None]
+            if not addresses:
+                raise httpcore.ConnectError(f"could not resolve {host}")
+        allowed = self.is_allowed_host(host, port)
+        for ip in addresses:
+            if allowed and ip not in METADATA_ADDRESSES:
+                continue
+            self.check_ip(ip, host)
+        return addresses
+
+
+def _is_localhost_name(host: str) -> bool:
+    name = host.lower().rstrip(".")
+    return name == "localhost" or name.endswith(".localhost")
+
+
+def _default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
+
+
+def _parse_host_entry(entry: str) -> tuple[str, int | None]:
+    entry = entry.strip().lower()
+    if entry.startswith("["):
+        host, _, rest = entry[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else None
+    host, sep, port = entry.rpartition(":")
+    if sep and port.isdigit() and ":" not in host:
+        return host.rstrip("."), int(port)
+    return entry.rstrip("."), None
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    """The operating system's resolver (getaddrinfo), off the event loop."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class _GuardedBackend(httpcore.AsyncNetworkBackend):
+    """Resolves, checks, and connects to the checked address (the name stays for TLS)."""
+
+    def __init__(self, guard: SsrfGuard) -> None:
+        self._guard = guard
+        self._inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        addresses = await self._guard.resolve(host, port)
+        last: Exception | None = None
+        for ip in addresses:
+            try:
+                return await self._inner.connect_tcp(str(ip), port, timeout, local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                last = exc
+        assert last is not None
+        raise last
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        raise BlockedError("refused to fetch: unix sockets are not reachable (SSRF guard)")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+class GuardedTransport(httpx.AsyncBaseTransport):
+    """Direct requests go through the guarded backend; proxied ones are checked just before."""
+
+    def __init__(self, guard: SsrfGuard, *, proxy: str | None = None, limits: httpx.Limits, verify: bool = True):
+        self.guard = guard
+        self._direct = httpx.AsyncHTTPTransport(limits=limits, verify=verify, trust_env=False)
+        context = ssl.create_default_context() if verify else _insecure_context()
+        self._direct._pool = httpcore.AsyncConnectionPool(
+            ssl_context=context,
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=_GuardedBackend(guard),
+        )
+        self._proxies: dict[str, httpx.AsyncHTTPTransport] = {}
+        configured = {"http": proxy, "https": proxy} if proxy else _environment_proxies()
+        for scheme, url in configured.items():
+            if url:
+                self._proxies[scheme] = httpx.AsyncHTTPTransport(proxy=url, limits=limits, verify=verify)
+        self._use_env_bypass = proxy is None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        proxied = self._proxies.get(url.scheme)
+        if proxied is not None and not (self._use_env_bypass and urllib.request.proxy_bypass(url.host)):
+            port = url.port or _default_port(url.scheme)
+            self.guard.check_url(url)
+            try:
+                await self.guard.resolve(url.host, port)
+            except httpcore.ConnectError as exc:
+                raise httpx.ConnectError(str(exc), request=request) from exc
+            return await proxied.handle_async_request(request)
+        return await self._direct.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        for transport in (self._direct, *self._proxies.values()):
+            await transport.aclose()
+
+
+def _insecure_context() -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def _environment_proxies() -> dict[str, str]:
+    """HTTP(S)_PROXY / ALL_PROXY as the standard library reads them (NO_PROXY honoured per request)."""
+    found = urllib.request.getproxies()
+    fallback = found.get("all")
+    return {scheme: found.get(scheme) or fallback or "" for scheme in _ALLOWED_SCHEMES}
+
+
+_GUARDED: weakref.WeakSet[httpx.AsyncClient] = weakref.WeakSet()
+
+
+def guarded_client(
+    guard: SsrfGuard,
+    *,
+    timeout: httpx.Timeout,
+    user_agent: str,
+    proxy: str | None = None,
+    limits: httpx.Limits | None = None,
+) -> httpx.AsyncClient:
+    """A pooled client whose every connection passes `guard`; it never follows redirects itself."""
+    from weblens.net.client import DEFAULT_LIMITS
+
+    transport = GuardedTransport(guard, proxy=proxy, limits=limits or DEFAULT_LIMITS)
+    client = httpx.AsyncClient(
+        transport=transport,
+        timeout=timeout,
+        headers={"User-Agent": user_agent},
+        follow_redirects=False,
+        trust_env=False,
+    )
+    _GUARDED.add(client)
+    return client
+
+
+def is_guarded(client: httpx.AsyncClient) -> bool:
+    """Whether `client` was built by `guarded_client` (its connections are pinned and checked)."""
+    return client in _GUARDED

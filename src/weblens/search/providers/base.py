@@ -1,0 +1,234 @@
+"""The provider contract, the one registry of providers, and the HTTP plumbing they share.
+
+A provider module only says where to send a query and how to read the answer; the
+request deadline, the body-size cap, error bodies and status codes are handled here,
+the same way for all of them. Choosing a provider is a lookup in `PROVIDERS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+
+import httpx
+
+from weblens.config import ProviderConfig, Settings, setting_hint
+from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutError, UpstreamError, WeblensError
+from weblens.net import error_for_status, shared_client, translate_errors
+from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
+
+__all__ = [
+    "MAX_BODY_BYTES",
+    "PROVIDERS",
+    "HttpProvider",
+    "Reply",
+    "SearchProvider",
+    "describe_error",
+    "is_configured",
+    "register",
+]
+
+MAX_BODY_BYTES = 5 * 1024 * 1024
+"""A search answer is a few kB; anything past this is not one."""
+_DETAIL_MAX_CHARS = 300
+
+
+@runtime_checkable
+class SearchProvider(Protocol):
+    """One search API. `requires` is the setting in its config section that must be set."""
+
+    name: ClassVar[str]
+    requires: ClassVar[str | None]
+    kinds: ClassVar[frozenset[SearchKind]]
+
+    async def search(self, request: SearchRequest) -> ProviderAnswer: ...
+
+
+PROVIDERS: dict[str, type[HttpProvider]] = {}
+"""Every provider by name; the router, the CLI and config validation read this."""
+
+P = TypeVar("P", bound="type[HttpProvider]")
+
+
+def register(cls: P) -> P:
+    PROVIDERS[cls.name] = cls
+    return cls
+
+
+def is_configured(name: str, settings: Settings) -> bool:
+    """Whether the provider's required setting (key or base URL) is present."""
+    requires = PROVIDERS[name].requires
+    if requires is None:
+        return True
+    value = getattr(getattr(settings, name), requires)
+    return value is not None and value != ""
+
+
+def describe_error(body: bytes) -> str:
+    """The provider's own words from an error body, whichever documented shape it uses."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return clean_text(text)[:_DETAIL_MAX_CHARS]
+    return _find_message(data)[:_DETAIL_MAX_CHARS] or clean_text(text)[:_DETAIL_MAX_CHARS]
+
+
+def _find_message(data: Any) -> str:
+    # Brave {"error": {"detail"}} / {"errors": [{"detail"}]}, Tavily {"detail": {"error"}},
+    # Serper {"message"}, SearXNG {"error": "..."}, Tavily keyless {"error": {"message"}}.
+    if isinstance(data, str):
+        return data
+    if isinstance(data, list):
+        return next((m for m in map(_find_message, data) if m), "")
+    if isinstance(data, Mapping):
+        for key in ("detail", "message", "error", "errors", "reason"):
+            found = _find_message(data.get(key))
+            if found:
+                return found
+    return ""
+
+
+class Reply:
+    """A finished upstream answer: status, headers and the whole (capped) body."""
+
+    def __init__(self, status: int, headers: httpx.Headers, body: bytes, text: str) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.text = text
+
+
+class HttpProvider:
+    """Shared plumbing: base URL, key, a hard per-request deadline, capped bodies, errors."""
+
+    name: ClassVar[str]
+    requires: ClassVar[str | None] = "api_key"
+    kinds: ClassVar[frozenset[SearchKind]] = frozenset({"search"})
+    auth_statuses: ClassVar[frozenset[int]] = frozenset({401, 403})
+    """Statuses that mean the key was refused (Brave adds 422)."""
+    quota_statuses: ClassVar[frozenset[int]] = frozenset()
+    """Statuses that mean a plan limit was reached (Tavily's 432/433)."""
+
+    def __init__(self, settings: Settings, client: httpx.AsyncClient | None = None) -> None:
+        self.settings = settings
+        self.config: ProviderConfig = getattr(settings, self.name)
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.config.base_url!r}>"
+
+    async def search(self, request: SearchRequest) -> ProviderAnswer:
+        raise NotImplementedError
+
+    # -- helpers for provider modules ----------------------------------------------
+
+    def api_key(self) -> str:
+        return str(self.settings.require(self.name, "api_key"))
+
+    def refusal_hint(self) -> str:
+        """What to do when the upstream refuses us (which key to set)."""
+        return setting_hint(self.name, self.requires or "api_key")
+
+    async def send(self, method: str, path: str, **kwargs: Any) -> Reply:
+        """One request under a hard deadline; an error status becomes a weblens error."""
+        base = str(self.settings.require(self.name, "base_url")).rstrip("/")
+        client = self._client if self._client is not None else shared_client()
+        timeout = self.config.timeout
+        try:
+            async with asyncio.timeout(timeout):
+                with translate_errors(self.name):
+                    async with client.stream(method, base + path, timeout=timeout, **kwargs) as response:
+                        body = await self._read(response)
+                        reply = Reply(response.status_code, response.headers, body, _decode(body, response))
+        except TimeoutError:
+            raise ToolTimeoutError(f"{self.name} did not answer within {timeout:g} s") from None
+        if reply.status >= 400:
+            raise self.error(reply)
+        return reply
+
+    async def send_json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        reply = await self.send(method, path, **kwargs)
+        try:
+            data = json.loads(reply.body)
+        except ValueError:
+            raise UpstreamError(
+                f"{self.name} sent a malformed answer (not JSON, HTTP {reply.status})", status=reply.status
+            ) from None
+        if not isinstance(data, dict):
+            raise UpstreamError(f"{self.name} sent an answer of the wrong shape", status=reply.status)
+        return data
+
+    def error(self, reply: Reply) -> WeblensError:
+        detail = describe_error(reply.body)
+        said = f": {detail}" if detail else ""
+        exc: WeblensError
+        if reply.status in self.auth_statuses:
+            exc = NotConfiguredError(
+                f"{self.name} refused the request (HTTP {reply.status}){said}; {self.refusal_hint()}"
+            )
+        elif reply.status in self.quota_statuses:
+            exc = RateLimitedError(f"{self.name} plan limit reached (HTTP {reply.status}){said}", retryable=False)
+        else:
+            exc = error_for_status(reply.status, provider=self.name, detail=detail, headers=reply.headers)
+        exc.details.setdefault("status", reply.status)
+        return exc
+
+    def results(
+        self,
+        items: Any,
+        limit: int,
+        *,
+        title: str = "title",
+        url: str = "url",
+        snippet: Iterable[str] = ("snippet",),
+        date: Iterable[str] = (),
+        extras: Iterable[str] = (),
+    ) -> list[SearchResult]:
+        """Map a provider's result list onto `SearchResult`, skipping entries without a URL."""
+        found: list[SearchResult] = []
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, Mapping) or not isinstance(item.get(url), str) or not item[url]:
+                continue
+            found.append(
+                SearchResult(
+                    title=str(item.get(title) or ""),
+                    url=item[url],
+                    snippet=_first(item, snippet) or "",
+                    published_at=_first(item, date),
+                    position=len(found) + 1,
+                    provider=self.name,
+                    extras={key: item[key] for key in extras if item.get(key) not in (None, "", [], {})},
+                )
+            )
+            if len(found) >= limit:
+                break
+        return found
+
+    async def _read(self, response: httpx.Response) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise UpstreamError(
+                    f"{self.name} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; not a search answer",
+                    status=response.status_code,
+                    retryable=False,
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _first(item: Mapping[str, Any], keys: Iterable[str]) -> str | None:
+    for key in keys:
+        value = item.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _decode(body: bytes, response: httpx.Response) -> str:
+    return body.decode(response.charset_encoding or "utf-8", "replace")

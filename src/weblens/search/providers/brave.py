@@ -1,0 +1,39 @@
+"""Brave Search: `GET /res/v1/web/search` (and `/news/search`), key in `X-Subscription-Token`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from weblens.search.models import ProviderAnswer, SearchRequest
+from weblens.search.providers.base import HttpProvider, register
+
+__all__ = ["BraveProvider"]
+
+_PATHS = {"search": "/res/v1/web/search", "news": "/res/v1/news/search"}
+
+
+@register
+class BraveProvider(HttpProvider):
+    """Brave documents a bad key as 422 but answers 401; both mean "set BRAVE_API_KEY"."""
+
+    name = "brave"
+    kinds = frozenset({"search", "news"})
+    auth_statuses = frozenset({401, 403, 422})
+
+    async def search(self, request: SearchRequest) -> ProviderAnswer:
+        params: dict[str, Any] = {"q": request.query, "count": request.max_results}
+        if request.country:
+            params["country"] = request.country
+        if request.locale:
+            params["search_lang"] = request.locale
+        headers = {"X-Subscription-Token": self.api_key(), "Accept": "application/json"}
+        data = await self.send_json("GET", _PATHS[request.kind], params=params, headers=headers)
+        items = data.get("results") if request.kind == "news" else (data.get("web") or {}).get("results")
+        results = self.results(
+            items,
+            request.max_results,
+            snippet=("description",),
+            date=("page_age", "age"),
+            extras=("age", "language", "extra_snippets"),
+        )
+        return ProviderAnswer(results=results)

@@ -1,0 +1,72 @@
+"""The SQLite TTL cache and single-flight that search and fetch share."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from weblens.cache import Cache, SingleFlight, cache_key
+
+
+def test_values_survive_a_new_instance_until_they_expire(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "cache.sqlite3"
+    Cache(path).set("search", "k", {"results": [1, 2]}, ttl_s=60)
+    Cache(path).set("search", "short", "x", ttl_s=0.05)
+    again = Cache(path)
+    assert again.get("search", "k") == {"results": [1, 2]}
+    assert again.get("fetch", "k") is None  # namespaces are separate
+    time.sleep(0.06)
+    assert again.get("search", "short") is None
+    assert again.purge_expired() == 1
+
+
+def test_disabled_cache_stores_nothing() -> None:
+    cache = Cache(enabled=False)
+    cache.set("n", "k", 1, ttl_s=60)
+    assert cache.get("n", "k") is None
+
+
+def test_cache_key_ignores_dict_order() -> None:
+    assert cache_key({"q": "a", "n": 5}) == cache_key({"n": 5, "q": "a"})
+    assert cache_key({"q": "a"}) != cache_key({"q": "b"})
+
+
+async def test_identical_concurrent_misses_share_one_computation() -> None:
+    cache = Cache()
+    calls = 0
+
+    async def compute() -> dict[str, int]:
+        nonlocal calls
+        calls += 1
+        await asyncio.sleep(0.05)
+        return {"n": calls}
+
+    outcomes = await asyncio.gather(*(cache.get_or_compute("s", "k", 60, compute) for _ in range(20)))
+    assert calls == 1
+    assert all(value == {"n": 1} for value, _ in outcomes)
+    value, cached = await cache.get_or_compute("s", "k", 60, compute)
+    assert cached and value == {"n": 1} and calls == 1
+    _, cached = await cache.get_or_compute("s", "k", 60, compute, use_cache=False)
+    assert not cached and calls == 2
+
+
+async def test_failures_are_shared_but_not_cached() -> None:
+    flight = SingleFlight()
+    cache = Cache()
+    calls = 0
+
+    async def boom() -> int:
+        nonlocal calls
+        calls += 1
+        await asyncio.sleep(0.02)
+        raise RuntimeError("upstream down")
+
+    results = await asyncio.gather(*(cache.get_or_compute("s", "k", 60, boom) for _ in range(5)), return_exceptions=True)
+    assert calls == 1 and all(isinstance(r, RuntimeError) for r in results)
+    assert cache.get("s", "k") is None
+    with pytest.raises(RuntimeError):
+        await flight.do("k", boom)
+    assert len(flight) == 0
