@@ -152,3 +152,10 @@ def test_secrets_are_masked_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = {key: value for key, value, _ in describe(s)}
     assert rows["brave.api_key"] == "***"
     assert "brave-super-secret" not in str(describe(s))
+
+
+def test_config_says_when_a_key_came_from_the_seed_000_section(isolated_env: Path) -> None:
+    write(isolated_env / "weblens.toml", "[web_search]\napi_key = 'b'\n[web_search.tavily]\napi_key = 't'\n")
+    origins = {key: source for key, _, source in describe(get_settings())}
+    assert origins["brave.api_key"] == "weblens.toml [web_search]"
+    assert origins["tavily.api_key"] == "weblens.toml [web_search]"

@@ -315,6 +315,13 @@ def _named_sources(
         yield str(path), TomlConfigSettingsSource(settings_cls, toml_file=path)
 
 
+_SEED_000_ALIASES = {
+    "brave.api_key": "web_search.api_key",
+    "brave.base_url": "web_search.base_url",
+    "tavily.api_key": "web_search.tavily.api_key",
+}
+
+
 def _leaves(data: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
     for key, value in data.items():
         if isinstance(value, Mapping):
@@ -329,6 +336,9 @@ def describe(settings: Settings) -> list[tuple[str, str, str]]:
     for name, source in _named_sources(Settings):
         for key, _ in _leaves(source()):
             origins.setdefault(key, name)
+    for derived, legacy in _SEED_000_ALIASES.items():
+        if derived not in origins and legacy in origins:
+            origins[derived] = f"{origins[legacy]} [web_search]"
     rows = []
     for key, value in _leaves(settings.model_dump()):
         shown = MASK if isinstance(value, SecretStr) else ("" if value is None else str(value))

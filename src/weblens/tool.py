@@ -293,10 +293,13 @@ class Tool(Generic[P]):
         safe_args = redact(args) if isinstance(args, dict) else redact_text(str(args or ""))
         outcome = "ok" if result.ok else result.error.code  # type: ignore[union-attr]
         logger.info(
-            "tool %s %s in %.1f ms",
+            "tool %s %s in %.1f ms, %s attempt(s), results=%s, arguments=%s",
             self.name,
             outcome,
             result.duration_ms,
+            result.attempts,
+            result.result_count,
+            json.dumps(safe_args, ensure_ascii=False, default=str),
             extra={
                 "tool": self.name,
                 "arguments": safe_args,

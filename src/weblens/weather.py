@@ -235,7 +235,9 @@ async def geocode(name: str, *, config: WeatherConfig, client: httpx.AsyncClient
         results = body.get("results")
         if isinstance(results, list) and results and isinstance(results[0], dict):
             return _place(results[0])
-    raise NotFoundError(f"No place named {query!r} was found by {PROVIDER} geocoding; try a nearby city or add the country")
+    raise NotFoundError(
+        f"No place named {query!r} was found by {PROVIDER} geocoding; try a nearby city or add the country"
+    )
 
 
 def _at(values: Any, index: int) -> Any:

@@ -14,6 +14,7 @@ from weblens.result import Source
 
 __all__ = [
     "AgentEvent",
+    "CitedSource",
     "Delta",
     "Done",
     "ErrorEvent",
@@ -21,6 +22,12 @@ __all__ = [
     "ToolResultEvent",
     "Usage",
 ]
+
+
+class CitedSource(Source):
+    """A source a tool returned, with the number the answer cites it by ([1], [2], ...)."""
+
+    number: int
 
 
 class Usage(BaseModel):
@@ -75,7 +82,7 @@ class Done(BaseModel):
     type: Literal["done"] = "done"
     message: str
     answer: str
-    sources: list[Source] = Field(default_factory=list)
+    sources: list[CitedSource] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     finish_reason: str = "stop"
     """"stop", "length", ..., or "step_limit" when the answer was forced after the last step."""

@@ -56,8 +56,8 @@ _CATEGORIES: tuple[tuple[str, Callable[[IPAddress], bool]], ...] = (
     ("multicast", lambda ip: ip.is_multicast),
     ("carrier-grade NAT (100.64.0.0/10)", lambda ip: ip in _CGNAT),
     ("unique-local", lambda ip: ip.version == 6 and ip in _UNIQUE_LOCAL),
-    ("private", lambda ip: ip.is_private),
     ("reserved", lambda ip: ip.is_reserved),
+    ("private", lambda ip: ip.is_private),
     ("non-public", lambda ip: not ip.is_global),
 )
 # allow_private opens these; metadata, multicast, unspecified and reserved stay shut.
@@ -150,7 +150,8 @@ class SsrfGuard:
         kind = _category(ip)
         if kind is None or (self.allow_private and kind in _PRIVATE_KINDS):
             return None
-        return f"{ip} is a {kind} address"
+        article = "an" if kind[0] in "aeiou" else "a"
+        return f"{ip} is {article} {kind} address"
 
     def check_ip(self, ip: IPAddress, host: str) -> None:
         reason = self.blocked_reason(ip)

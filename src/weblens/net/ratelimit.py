@@ -1,0 +1,75 @@
+"""Per-upstream rate limits that queue requests instead of failing them.
+
+Brave's free tier allows one request a second: ten parallel searches should arrive a
+second apart and all succeed, not nine 429s. A `RateLimiter` hands out start times
+spaced `1/rate` apart; when the upstream still says "slow down" (`Retry-After`,
+`X-RateLimit-Reset`), the limiter moves everyone's next slot back and the call is tried
+again once, if the wait is within the bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from weblens.errors import RateLimitedError
+
+__all__ = ["RateLimiter", "limiter_for"]
+
+T = TypeVar("T")
+
+
+class RateLimiter:
+    """Spaces calls `1/rate` seconds apart, in arrival order; works across event loops."""
+
+    def __init__(self, rate_per_s: float, *, max_wait_s: float = 10.0, retries: int = 1) -> None:
+        if rate_per_s <= 0:
+            raise ValueError("rate_per_s must be positive")
+        self.interval = 1.0 / rate_per_s
+        self.max_wait_s = max_wait_s
+        self.retries = retries
+        self._next = 0.0
+
+    def reserve(self) -> float:
+        """Claim the next free slot; returns seconds to wait for it."""
+        now = time.monotonic()
+        start = max(now, self._next)
+        self._next = start + self.interval
+        return start - now
+
+    def defer(self, seconds: float) -> None:
+        """The upstream asked for a pause: no slot starts before `seconds` from now."""
+        self._next = max(self._next, time.monotonic() + seconds)
+
+    async def acquire(self) -> None:
+        wait = self.reserve()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run `work` in its slot; a rate-limit answer with a bounded wait is waited out and retried."""
+        attempt = 0
+        while True:
+            await self.acquire()
+            try:
+                return await work()
+            except RateLimitedError as exc:
+                wait = exc.retry_after_s
+                if attempt >= self.retries or wait is None or wait > self.max_wait_s:
+                    raise
+                attempt += 1
+                self.defer(wait)
+
+
+_LIMITERS: dict[tuple[str, float, float], RateLimiter] = {}
+
+
+def limiter_for(upstream: str, rate_per_s: float, *, max_wait_s: float) -> RateLimiter:
+    """The process-wide limiter for one upstream (e.g. "brave https://api.search.brave.com")."""
+    key = (upstream, rate_per_s, max_wait_s)
+    limiter = _LIMITERS.get(key)
+    if limiter is None:
+        limiter = _LIMITERS[key] = RateLimiter(rate_per_s, max_wait_s=max_wait_s)
+    return limiter

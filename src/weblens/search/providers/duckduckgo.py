@@ -1,0 +1,78 @@
+"""DuckDuckGo's HTML endpoint: `POST /html/` with form `q=`; no key.
+
+An own client rather than `ddgs`: that library turns HTTP 202 (DuckDuckGo's rate-limit
+page) into "No results found.", the very confusion an agent must not see. Here a 202 or
+an anomaly page is `rate_limited`, an explicit "no results" page is an empty answer, and
+a page we cannot recognise is an upstream error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import lxml.html
+
+from weblens.errors import RateLimitedError, UpstreamError
+from weblens.search.models import ProviderAnswer, SearchRequest, clean_text
+from weblens.search.providers.base import HttpProvider, register
+
+__all__ = ["DuckDuckGoProvider", "parse_page", "unwrap_link"]
+
+_ANOMALY_MARKERS = ("anomaly-modal", "anomaly.js", "challenge-form", "bots use DuckDuckGo")
+_ALL_REGIONS = "wt-wt"
+
+
+def unwrap_link(href: str) -> str:
+    """The target of a DuckDuckGo redirect link (`//duckduckgo.com/l/?uddg=...`), else `href`."""
+    parts = urlsplit(href)
+    if parts.path.startswith("/l/") and "duckduckgo.com" in parts.netloc:
+        target = parse_qs(parts.query).get("uddg")
+        if target:
+            return target[0]
+    return "https:" + href if href.startswith("//") else href
+
+
+def parse_page(page: str, limit: int) -> list[dict[str, Any]] | None:
+    """Organic results as title/url/snippet dicts; None when the page is not a results page."""
+    if not page.strip():
+        return None
+    tree = lxml.html.fromstring(page)
+    found: list[dict[str, Any]] = []
+    for node in tree.find_class("result"):
+        if "result--ad" in (node.get("class") or "").split():
+            continue
+        links = node.find_class("result__a")
+        if not links:
+            continue
+        url = unwrap_link(links[0].get("href") or "")
+        if not url.startswith(("http://", "https://")) or "duckduckgo.com/y.js" in url:
+            continue
+        snippets = node.find_class("result__snippet")
+        snippet = snippets[0].text_content() if snippets else ""
+        found.append({"title": links[0].text_content(), "url": url, "snippet": clean_text(snippet)})
+        if len(found) >= limit:
+            break
+    if found or tree.find_class("no-results") or tree.get_element_by_id("links", None) is not None:
+        return found
+    return None
+
+
+@register
+class DuckDuckGoProvider(HttpProvider):
+    name = "duckduckgo"
+    requires = None
+
+    async def search(self, request: SearchRequest) -> ProviderAnswer:
+        form = {"q": request.query, "kl": request.locale or _ALL_REGIONS, "b": ""}
+        reply = await self.send("POST", "/html/", data=form, headers={"Referer": "https://html.duckduckgo.com/"})
+        if reply.status == 202 or any(marker in reply.text for marker in _ANOMALY_MARKERS):
+            raise RateLimitedError(
+                f"duckduckgo is rate limiting requests (HTTP {reply.status}, anomaly page); this is not 'no results'"
+            )
+        items = parse_page(reply.text, request.max_results)
+        if items is None:
+            raise UpstreamError(
+                f"duckduckgo sent a page that is not a results page (HTTP {reply.status})", status=reply.status
+            )
+        return ProviderAnswer(results=self.results(items, request.max_results))
