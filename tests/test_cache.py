@@ -64,7 +64,8 @@ async def test_failures_are_shared_but_not_cached() -> None:
         await asyncio.sleep(0.02)
         raise RuntimeError("upstream down")
 
-    results = await asyncio.gather(*(cache.get_or_compute("s", "k", 60, boom) for _ in range(5)), return_exceptions=True)
+    calls_at_once = (cache.get_or_compute("s", "k", 60, boom) for _ in range(5))
+    results = await asyncio.gather(*calls_at_once, return_exceptions=True)
     assert calls == 1 and all(isinstance(r, RuntimeError) for r in results)
     assert cache.get("s", "k") is None
     with pytest.raises(RuntimeError):

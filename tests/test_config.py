@@ -141,7 +141,7 @@ def test_invalid_values_are_reported_with_the_key(monkeypatch: pytest.MonkeyPatc
     from pydantic import ValidationError
 
     monkeypatch.setenv("WEBLENS_SERVER_PORT", "not-a-port")
-    with pytest.raises(ValidationError, match="server.port"):
+    with pytest.raises(ValidationError, match=r"server\.port"):
         Settings()
 
 

@@ -4,6 +4,8 @@ Declare a tool once and export it to any model API; search, fetch and get the we
 through one result envelope; serve it all over MCP or drive it with the built-in agent.
 """
 
+from typing import TYPE_CHECKING
+
 from weblens._version import __version__
 from weblens.cache import Cache
 from weblens.config import Settings, get_settings
@@ -26,6 +28,11 @@ from weblens.result import ErrorInfo, Source, ToolError, ToolOk, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import FunctionTool, Retry, Tool, define_tool
 from weblens.toolset import Toolset
+
+if TYPE_CHECKING:
+    from weblens.search import search as search
+else:
+    from weblens import search  # a callable module: weblens.search(...) runs a search
 
 __all__ = [
     "ApprovalRequiredError",
@@ -57,4 +64,5 @@ __all__ = [
     "__version__",
     "define_tool",
     "get_settings",
+    "search",
 ]

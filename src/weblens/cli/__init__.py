@@ -24,6 +24,8 @@ app = typer.Typer(
 COMMAND_MODULES = (
     "weblens.cli.info",
     "weblens.cli.serve",
+    "weblens.cli.weather",
+    "weblens.cli.mcp",
 )
 
 

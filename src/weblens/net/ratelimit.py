@@ -24,10 +24,11 @@ T = TypeVar("T")
 class RateLimiter:
     """Spaces calls `1/rate` seconds apart, in arrival order; works across event loops."""
 
-    def __init__(self, rate_per_s: float, *, max_wait_s: float = 10.0, retries: int = 1) -> None:
-        if rate_per_s <= 0:
+    def __init__(self, rate_per_s: float | None, *, max_wait_s: float = 10.0, retries: int = 1) -> None:
+        """`rate_per_s=None`: no spacing, but `Retry-After` answers are still waited out."""
+        if rate_per_s is not None and rate_per_s <= 0:
             raise ValueError("rate_per_s must be positive")
-        self.interval = 1.0 / rate_per_s
+        self.interval = 1.0 / rate_per_s if rate_per_s else 0.0
         self.max_wait_s = max_wait_s
         self.retries = retries
         self._next = 0.0
@@ -63,10 +64,10 @@ class RateLimiter:
                 self.defer(wait)
 
 
-_LIMITERS: dict[tuple[str, float, float], RateLimiter] = {}
+_LIMITERS: dict[tuple[str, float | None, float], RateLimiter] = {}
 
 
-def limiter_for(upstream: str, rate_per_s: float, *, max_wait_s: float) -> RateLimiter:
+def limiter_for(upstream: str, rate_per_s: float | None, *, max_wait_s: float) -> RateLimiter:
     """The process-wide limiter for one upstream (e.g. "brave https://api.search.brave.com")."""
     key = (upstream, rate_per_s, max_wait_s)
     limiter = _LIMITERS.get(key)

@@ -13,6 +13,7 @@ from weblens.runtime import Runtime
 from weblens.tool import Tool
 from weblens.tools.think import Think
 from weblens.tools.todo import SetTodoList
+from weblens.tools.weather import GetWeather
 from weblens.toolset import Toolset
 
 __all__ = ["FACTORIES", "default_toolset"]
@@ -26,9 +27,14 @@ def _todo(runtime: Runtime) -> Tool[Any]:
     return SetTodoList()
 
 
+def _weather(runtime: Runtime) -> Tool[Any]:
+    return GetWeather(runtime)
+
+
 FACTORIES: list[Any] = [
     _think,
     _todo,
+    _weather,
 ]
 
 

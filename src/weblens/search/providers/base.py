@@ -39,9 +39,14 @@ _DETAIL_MAX_CHARS = 300
 class SearchProvider(Protocol):
     """One search API. `requires` is the setting in its config section that must be set."""
 
-    name: ClassVar[str]
-    requires: ClassVar[str | None]
-    kinds: ClassVar[frozenset[SearchKind]]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def requires(self) -> str | None: ...
+
+    @property
+    def kinds(self) -> frozenset[SearchKind]: ...
 
     async def search(self, request: SearchRequest) -> ProviderAnswer: ...
 

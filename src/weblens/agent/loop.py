@@ -1,0 +1,256 @@
+"""The tool-calling loop: the model decides, the toolset runs, the answer cites what tools returned.
+
+One `Agent.run` is one answer. Each step is a model call that may ask for tools; the
+calls of one step run concurrently and their results go back into the context. After
+`max_steps` steps one last call without tools makes the model answer from what it has,
+so the user always gets an answer. A repeated call (same tool, same arguments) is
+answered from the earlier result, and the model is told so. A failed tool is a result
+like any other: the model reads the error and says what it could not do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from weblens.agent.citations import SourceBook
+from weblens.agent.events import AgentEvent, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent, Usage
+from weblens.agent.llm import ModelTurn, ToolCall
+from weblens.context import ToolContext
+from weblens.errors import WeblensError
+from weblens.result import ToolResult
+from weblens.toolset import Toolset
+
+__all__ = ["DEFAULT_MAX_STEPS", "SYSTEM_PROMPT", "Agent", "ChatModelLike"]
+
+DEFAULT_MAX_STEPS = 3
+
+SYSTEM_PROMPT = (
+    "You are a helpful assistant that can use tools to reach the web. Decide yourself whether a "
+    "question needs a tool: use them for news, current events, prices, weather and facts you cannot "
+    "know reliably; answer general questions directly, without tools.\n"
+    "Tool results number their sources like [1]; cite the ones you use with those markers. "
+    "Never invent a source or a URL.\n"
+    "If a tool fails, say briefly what you could not find out and answer as well as you can."
+)
+NO_TOOLS_NOTE = (
+    "Web access is unavailable right now ({why}). Answer from your own knowledge and tell the user "
+    "plainly that you could not look anything up."
+)
+STEP_LIMIT_NOTE = (
+    "[weblens] The tool step limit is reached; tools are no longer available. Answer the question "
+    "now from the information above, and say what could not be found."
+)
+REPEAT_NOTE = (
+    "[weblens] This is the same call as before ({name} with the same arguments), so it was not run "
+    "again; its earlier result follows. Do not repeat it: use it, or try something else.\n\n"
+)
+EMPTY_ANSWER = "(The model returned no answer.)"
+STEP_LIMIT_FINISH = "step_limit"
+
+
+class ChatModelLike(Protocol):
+    """What the loop needs from a model: `ChatModel`, or anything that streams the same way."""
+
+    def stream(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
+    ) -> AsyncIterator[str | ModelTurn]: ...
+
+
+def _call_key(call: ToolCall) -> tuple[str, str]:
+    """Same tool + same arguments, whatever the key order or spacing the model wrote."""
+    try:
+        args = json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError:
+        return call.name, call.arguments
+    return call.name, json.dumps(args, sort_keys=True, ensure_ascii=False)
+
+
+def _shown_arguments(call: ToolCall) -> dict[str, Any] | str:
+    try:
+        args = json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError:
+        return call.arguments
+    return args if isinstance(args, dict) else call.arguments
+
+
+def _result_event(call: ToolCall, result: ToolResult, *, repeated: bool) -> ToolResultEvent:
+    return ToolResultEvent(
+        id=call.id,
+        name=call.name,
+        ok=result.ok,
+        outcome="ok" if result.error is None else result.error.code,
+        brief=result.brief or (result.error.message if result.error is not None else ""),
+        duration_ms=0.0 if repeated else round(result.duration_ms, 3),
+        result_count=result.result_count,
+        repeated=repeated,
+    )
+
+
+class Agent:
+    """Answers a message with a model and a toolset, streaming `AgentEvent`s."""
+
+    def __init__(
+        self,
+        model: ChatModelLike,
+        toolset: Toolset,
+        *,
+        enabled: Iterable[str] | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        system_prompt: str = SYSTEM_PROMPT,
+    ) -> None:
+        if max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+        self.model = model
+        self.tools = toolset.only(enabled) if enabled is not None else toolset
+        self.max_steps = max_steps
+        self.system_prompt = system_prompt
+
+    def run(
+        self,
+        message: str,
+        history: Sequence[Mapping[str, Any]] = (),
+        ctx: ToolContext | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """Stream the answer to `message`; `history` is earlier {role, content} turns."""
+        return _Run(self, ctx or ToolContext()).events(message, history)
+
+
+class _Run:
+    """The state of one answer: the context sent to the model, sources, earlier calls."""
+
+    def __init__(self, agent: Agent, ctx: ToolContext) -> None:
+        self.agent = agent
+        self.ctx = ctx
+        self.book = SourceBook()
+        self.earlier: dict[tuple[str, str], tuple[str, ToolResult]] = {}
+        self.usage = Usage()
+        self.answer: list[str] = []
+
+    def _unavailable_reason(self) -> str:
+        missing = self.agent.tools.unavailable
+        if missing:
+            return "these tools are not configured: " + ", ".join(missing)
+        return "no tools are configured"
+
+    async def events(self, message: str, history: Sequence[Mapping[str, Any]]) -> AsyncIterator[AgentEvent]:
+        schemas = self.agent.tools.schemas("openai")
+        notice = None if schemas else f"Web access is unavailable: {self._unavailable_reason()}."
+        system = self.agent.system_prompt
+        if notice is not None:
+            system += "\n" + NO_TOOLS_NOTE.format(why=self._unavailable_reason())
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        messages += [{"role": m["role"], "content": m["content"]} for m in history]
+        messages.append({"role": "user", "content": message})
+        steps = 0
+        finish = "stop"
+        try:
+            while True:
+                forced = bool(schemas) and steps >= self.agent.max_steps
+                if forced:
+                    messages.append({"role": "user", "content": STEP_LIMIT_NOTE})
+                turn = ModelTurn()
+                async for event in self._model_turn(messages, () if forced else schemas):
+                    if isinstance(event, ModelTurn):
+                        turn = event
+                    else:
+                        yield event
+                finish = STEP_LIMIT_FINISH if forced else turn.finish_reason
+                if forced or not schemas or not turn.tool_calls:
+                    break
+                steps += 1
+                messages.append(self._assistant_message(turn))
+                async for tool_event in self._call_tools(turn.tool_calls, messages):
+                    yield tool_event
+        except WeblensError as exc:
+            yield ErrorEvent(code=exc.code, message=exc.message)
+            return
+        if not "".join(self.answer).strip():
+            self.answer.append(EMPTY_ANSWER)
+            yield Delta(text=EMPTY_ANSWER)
+        answer = "".join(self.answer)
+        cited = self.book.used_by(answer)
+        yield Done(
+            message=answer + self.book.footer(cited),
+            answer=answer,
+            sources=cited,
+            usage=self.usage,
+            finish_reason=finish,
+            steps=steps,
+            notice=notice,
+        )
+
+    async def _model_turn(
+        self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]
+    ) -> AsyncIterator[Delta | ModelTurn]:
+        separate = bool(self.answer) and not "".join(self.answer).endswith("\n")
+        async for piece in self.agent.model.stream(messages, tools):
+            if isinstance(piece, ModelTurn):
+                self.usage.add(piece.usage)
+                yield piece
+                continue
+            if separate:  # text from an earlier step ends a paragraph before this one starts
+                separate = False
+                self.answer.append("\n\n")
+                yield Delta(text="\n\n")
+            self.answer.append(piece)
+            yield Delta(text=piece)
+
+    @staticmethod
+    def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
+        return {
+            "role": "assistant",
+            "content": turn.text or None,
+            "tool_calls": [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
+                for c in turn.tool_calls
+            ],
+        }
+
+    async def _call_tools(self, calls: list[ToolCall], messages: list[dict[str, Any]]) -> AsyncIterator[AgentEvent]:
+        """Run one step's calls concurrently; report each as it finishes; answer in call order."""
+        contents: dict[str, str] = {}
+        running: dict[tuple[str, str], asyncio.Task[ToolResult]] = {}
+        waiting: dict[asyncio.Task[ToolResult], list[ToolCall]] = {}
+        repeats: list[tuple[ToolCall, ToolResult]] = []
+        try:
+            for call in calls:
+                key = _call_key(call)
+                if key in self.earlier:
+                    content, result = self.earlier[key]
+                    contents[call.id] = REPEAT_NOTE.format(name=call.name) + content
+                    repeats.append((call, result))
+                elif key in running:
+                    waiting[running[key]].append(call)
+                else:
+                    task = asyncio.create_task(self.agent.tools.call(call.name, call.arguments, self.ctx))
+                    running[key] = task
+                    waiting[task] = [call]
+            for call in calls:
+                yield ToolCallEvent(
+                    id=call.id,
+                    name=call.name,
+                    arguments=_shown_arguments(call),
+                    key_argument=self.agent.tools.key_argument(call.name, call.arguments),
+                )
+            for call, result in repeats:
+                yield _result_event(call, result, repeated=True)
+            pending = set(waiting)
+            while pending:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    first, *same = waiting[task]
+                    result = task.result()
+                    content = self.book.render(result)
+                    self.earlier[_call_key(first)] = (content, result)
+                    contents[first.id] = content
+                    yield _result_event(first, result, repeated=False)
+                    for call in same:
+                        contents[call.id] = REPEAT_NOTE.format(name=call.name) + content
+                        yield _result_event(call, result, repeated=True)
+        finally:
+            for task in waiting:
+                task.cancel()
+        messages.extend({"role": "tool", "tool_call_id": c.id, "content": contents[c.id]} for c in calls)

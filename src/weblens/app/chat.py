@@ -1,0 +1,110 @@
+"""One chat turn in a saved session: run the agent, record what happened, save it whatever happens.
+
+The user message is saved before the model is asked; the answer is saved when it is
+done, when it fails, or — if the client goes away mid-answer — as it stood, marked
+incomplete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+from anyio import to_thread
+
+from weblens.agent.citations import SourceBook
+from weblens.agent.events import AgentEvent, CitedSource, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent
+from weblens.agent.loop import Agent
+from weblens.app.sessions import MessageStatus, SessionInfo, SessionStore, StoredMessage
+from weblens.context import ToolContext
+
+__all__ = ["HISTORY_MESSAGES", "ChatService"]
+
+HISTORY_MESSAGES = 40
+"""How many earlier messages of a session go back to the model."""
+AGENT_NAME = "weblens"
+
+
+class _Transcript:
+    """The assistant message being built from the agent's events."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.calls: dict[str, dict[str, Any]] = {}
+        self.done: Done | None = None
+        self.error: ErrorEvent | None = None
+
+    def record(self, event: AgentEvent) -> None:
+        if isinstance(event, Delta):
+            self.text.append(event.text)
+        elif isinstance(event, ToolCallEvent):
+            self.calls[event.id] = event.model_dump(mode="json", exclude={"type"})
+        elif isinstance(event, ToolResultEvent):
+            self.calls.setdefault(event.id, {"id": event.id, "name": event.name})["result"] = event.model_dump(
+                mode="json", exclude={"type", "id", "name"}
+            )
+        elif isinstance(event, Done):
+            self.done = event
+        else:
+            self.error = event
+
+    def message(self, status: MessageStatus) -> StoredMessage:
+        done = self.done
+        return StoredMessage(
+            role="assistant",
+            content=done.answer if done is not None else "".join(self.text),
+            status=status,
+            tool_calls=list(self.calls.values()),
+            sources=[s.model_dump(mode="json") for s in done.sources] if done is not None else [],
+            error=self.error.model_dump(mode="json", exclude={"type"}) if self.error is not None else None,
+            usage=done.usage.model_dump() if done is not None else None,
+        )
+
+
+def _for_model(message: StoredMessage) -> dict[str, str] | None:
+    if not message.content.strip():
+        return None
+    content = message.content
+    if message.role == "assistant" and message.sources:
+        content += SourceBook.footer([CitedSource.model_validate(s) for s in message.sources])
+    return {"role": message.role, "content": content}
+
+
+class ChatService:
+    """Answers messages in sessions of a `SessionStore` with an `Agent`."""
+
+    def __init__(self, store: SessionStore, agent: Agent) -> None:
+        self.store = store
+        self.agent = agent
+
+    async def history(self, session_id: str) -> list[dict[str, str]]:
+        stored = await to_thread.run_sync(lambda: self.store.messages(session_id, last=HISTORY_MESSAGES))
+        return [m for m in map(_for_model, stored) if m is not None]
+
+    async def _save(self, session_id: str, message: StoredMessage) -> StoredMessage:
+        return await to_thread.run_sync(self.store.add, session_id, message)
+
+    async def answer(self, session: SessionInfo, message: str) -> AsyncIterator[AgentEvent]:
+        """Stream the agent's events; `done` carries the session id; the answer is always saved."""
+        history = await self.history(session.id)
+        await self._save(session.id, StoredMessage(role="user", content=message))
+        transcript = _Transcript()
+        saved = False
+        ctx = ToolContext(thread_id=session.id, agent_name=AGENT_NAME)
+        events = self.agent.run(message, history, ctx)
+        try:
+            async for event in events:
+                transcript.record(event)
+                if isinstance(event, Done | ErrorEvent):
+                    saved = True
+                    await self._save(session.id, transcript.message("complete" if event.type == "done" else "error"))
+                if isinstance(event, Done):
+                    event = event.model_copy(update={"session_id": session.id})
+                yield event
+        finally:
+            # also runs when the client went away: keep what was said, marked incomplete
+            with anyio.CancelScope(shield=True):
+                if not saved:
+                    await self._save(session.id, transcript.message("incomplete"))
+                await events.aclose()  # type: ignore[attr-defined]

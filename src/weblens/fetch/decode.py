@@ -1,0 +1,67 @@
+"""Bytes to text: the charset from the headers, a BOM, the page's meta tag, or detection.
+
+Extractors get a decoded `str`, never bytes: lxml guesses Latin-1 for UTF-8 pages that
+declare no charset, and a Windows-1251 or GBK page must read as itself.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+import charset_normalizer
+
+__all__ = ["charset_from_content_type", "decode_body"]
+
+_META_WINDOW = 4096
+_DETECT_WINDOW = 64 * 1024
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_CT_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+# Browsers read these labels as their supersets (WHATWG Encoding Standard).
+_SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252"}
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def _codec(label: str | None) -> str | None:
+    if not label:
+        return None
+    label = label.strip().lower()
+    label = _SUPERSETS.get(label, label)
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def charset_from_content_type(content_type: str) -> str | None:
+    match = _CT_CHARSET.search(content_type or "")
+    return _codec(match.group(1)) if match else None
+
+
+def _try(body: bytes, codec: str | None) -> str | None:
+    if codec is None:
+        return None
+    try:
+        return body.decode(codec)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def decode_body(body: bytes, content_type: str = "", *, html: bool = False) -> tuple[str, str]:
+    """(text, charset used). Never fails: undecodable bytes become U+FFFD as a last resort."""
+    for bom, codec in _BOMS:
+        if body.startswith(bom):
+            return body.decode(codec, errors="replace"), codec
+    declared = charset_from_content_type(content_type)
+    meta = None
+    if html:
+        match = _META_CHARSET.search(body[:_META_WINDOW])
+        meta = _codec(match.group(1).decode("ascii", "ignore")) if match else None
+    for codec in (declared, meta, "utf-8"):
+        text = _try(body, codec)
+        if text is not None:
+            return text, codec or "utf-8"
+    best = charset_normalizer.from_bytes(body[:_DETECT_WINDOW]).best()
+    guessed = _codec(best.encoding) if best is not None else None
+    codec = guessed or declared or meta or "utf-8"
+    return body.decode(codec, errors="replace"), codec

@@ -1,0 +1,1 @@
+"""weblens over MCP: the gateway (serve weblens tools) and the client adapter (use remote tools)."""

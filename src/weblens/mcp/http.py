@@ -1,0 +1,148 @@
+"""The gateway over streamable HTTP at `/mcp`, safe by default.
+
+- binds 127.0.0.1 unless told otherwise, and refuses a non-loopback address without a
+  bearer token (`WEBLENS_MCP_TOKEN`);
+- checks `Host` and `Origin` (DNS-rebinding protection from the MCP spec) with the
+  SDK's `TransportSecuritySettings`: loopback names plus `mcp.allowed_origins`;
+- requires `Authorization: Bearer <token>` when a token is set (the SDK's bearer
+  middleware, with a constant-time comparison);
+- refuses request bodies over `mcp.max_body_bytes` with 413.
+
+`mcp_http_app` returns the ASGI app and its lifespan, so `weblens serve` can mount the
+same endpoint; `standalone_app` wraps them for `weblens mcp --transport http`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.provider import AccessToken
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from weblens.config import Settings, setting_hint
+from weblens.errors import NotConfiguredError
+from weblens.mcp.server import create_server, gateway_toolset
+from weblens.runtime import Runtime
+from weblens.toolset import Toolset
+
+__all__ = ["MCP_PATH", "McpHttp", "check_bind", "is_loopback", "mcp_http_app", "security_settings", "standalone_app"]
+
+MCP_PATH = "/mcp"
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+_TOKEN_CLIENT = "weblens-mcp-token"
+
+logger = logging.getLogger("weblens.mcp")
+
+
+@dataclass(frozen=True)
+class McpHttp:
+    """The `/mcp` endpoint: an ASGI app (path-agnostic) and the lifespan it needs running."""
+
+    app: ASGIApp
+    lifespan: Callable[[], AbstractAsyncContextManager[None]]
+    session_manager: StreamableHTTPSessionManager
+
+
+class _StaticToken:
+    """The SDK's `TokenVerifier` for one shared secret."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token.encode()
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if hmac.compare_digest(token.encode(), self._token):
+            return AccessToken(token="", client_id=_TOKEN_CLIENT, scopes=[])
+        return None
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and localhost: addresses other machines cannot reach."""
+    if host.strip("[]") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, settings: Settings) -> None:
+    """Refuse to serve MCP on a reachable address without a token."""
+    if not is_loopback(host) and settings.mcp.token is None:
+        raise NotConfiguredError(
+            f"refusing to serve MCP on {host or 'all interfaces'} without a token; "
+            f"{setting_hint('mcp', 'token')}, or bind 127.0.0.1"
+        )
+
+
+def security_settings(host: str, settings: Settings) -> TransportSecuritySettings:
+    """Host/Origin checks: loopback names, the bound address, and `mcp.allowed_origins`."""
+    if host in _WILDCARD_HOSTS:
+        # Every name of this machine is valid on a wildcard bind; the required token guards it.
+        logger.warning("MCP on a wildcard address: Host/Origin checks are off, the bearer token is required")
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    names = list(_LOOPBACK_NAMES)
+    if not is_loopback(host):
+        names.append(f"[{host}]" if ":" in host else host)
+    hosts = [*names, *(f"{name}:*" for name in names)]
+    origins = [
+        *(f"{scheme}://{name}{port}" for scheme in ("http", "https") for name in names for port in ("", ":*")),
+        *settings.mcp.allowed_origins,
+    ]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+
+def mcp_http_app(
+    settings: Settings,
+    *,
+    host: str | None = None,
+    toolset: Toolset | None = None,
+    runtime: Runtime | None = None,
+) -> McpHttp:
+    """The gateway as an ASGI app for `host` (default `server.host`), with its lifespan.
+
+    Raises `NotConfiguredError` for a non-loopback host without a token.
+    """
+    host = settings.server.host if host is None else host
+    check_bind(host, settings)
+    if toolset is None:
+        toolset = gateway_toolset(runtime or Runtime.from_settings(settings))
+    manager = StreamableHTTPSessionManager(
+        app=create_server(toolset),
+        json_response=True,
+        stateless=True,
+        security_settings=security_settings(host, settings),
+        max_request_body_size=settings.mcp.max_body_bytes,
+    )
+    app: ASGIApp = StreamableHTTPASGIApp(manager)
+    if settings.mcp.token is not None:
+        verifier = _StaticToken(settings.mcp.token.get_secret_value())
+        app = AuthenticationMiddleware(
+            RequireAuthMiddleware(app, required_scopes=[]), backend=BearerAuthBackend(verifier)
+        )
+    return McpHttp(app=app, lifespan=manager.run, session_manager=manager)
+
+
+def standalone_app(settings: Settings, *, host: str | None = None, toolset: Toolset | None = None) -> Starlette:
+    """A Starlette app serving only `/mcp` (for `weblens mcp --transport http`)."""
+    endpoint = mcp_http_app(settings, host=host, toolset=toolset)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with endpoint.lifespan():
+            yield
+
+    routes: list[Any] = [Route(MCP_PATH, endpoint.app)]
+    return Starlette(routes=routes, lifespan=lifespan)

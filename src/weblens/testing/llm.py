@@ -1,0 +1,232 @@
+"""A scripted OpenAI-compatible chat model: real HTTP, streamed chunks, tool-call deltas, errors.
+
+Point `WEBLENS_LLM_BASE_URL` (or `Settings(llm=...)`) at `model.base_url` and script
+what the model says, turn by turn::
+
+    with ScriptedLLM([Turn(tool_calls=[call("web_search", {"query": "AI news"})]),
+                      Turn(text="Here is the news [1].")]) as model:
+        ...  # run the agent
+        assert model.sent[1]["messages"][-1]["role"] == "tool"   # the result went back
+
+Each request takes the next turn; `responder` computes a turn from the request instead
+(for concurrent clients). Text streams in small chunks and tool-call arguments are
+split across chunks, as real servers do.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from weblens.testing.server import FakeServer, RecordedRequest, Reply
+
+__all__ = ["ScriptedCall", "ScriptedLLM", "Turn", "call"]
+
+COMPLETION_PATHS = ("/v1/chat/completions", "/chat/completions")
+DEFAULT_MODEL = "scripted-model"
+_TEXT_CHUNK = 4
+_ARGS_CHUNK = 7
+
+
+@dataclass
+class ScriptedCall:
+    """A tool call the model makes; `arguments` may be a dict or raw (even broken) JSON text."""
+
+    name: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+    id: str | None = None
+
+    def arguments_text(self) -> str:
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(self.arguments, ensure_ascii=False)
+
+
+def call(name: str, arguments: dict[str, Any] | str | None = None, *, id: str | None = None) -> ScriptedCall:
+    return ScriptedCall(name=name, arguments=arguments if arguments is not None else {}, id=id)
+
+
+@dataclass
+class Turn:
+    """One model answer: text and/or tool calls, or an HTTP error, or an error mid-stream."""
+
+    text: str = ""
+    tool_calls: list[ScriptedCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    """Default: "tool_calls" when there are tool calls, else "stop"."""
+    usage: tuple[int, int] = (12, 8)
+    """(prompt_tokens, completion_tokens) reported at the end of the stream."""
+    status: int = 200
+    error: str = ""
+    """With a 4xx/5xx `status`, the error message; with 200, an error sent after the text."""
+    chunk_interval_s: float = 0.0
+    """Pause between streamed chunks (a slow model)."""
+    delay_s: float = 0.0
+    """Pause before the response starts (time to first token)."""
+
+
+Responder = Callable[[dict[str, Any]], Turn]
+
+
+def _sse(data: dict[str, Any] | str) -> bytes:
+    payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return f"data: {payload}\n\n".encode()
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class ScriptedLLM:
+    """A fake chat-completions server driven by a list of `Turn`s; see the module docstring."""
+
+    def __init__(
+        self,
+        turns: Iterable[Turn] = (),
+        *,
+        responder: Responder | None = None,
+        model: str = DEFAULT_MODEL,
+        latency_s: float = 0.0,
+    ) -> None:
+        self.server = FakeServer(latency_s=latency_s)
+        self.model = model
+        self.responder = responder
+        self._turns: deque[Turn] = deque(turns)
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        for path in COMPLETION_PATHS:
+            self.server.route("POST", path, self._answer)
+
+    # -- scripting ---------------------------------------------------------------
+
+    def add(self, *turns: Turn) -> None:
+        with self._lock:
+            self._turns.extend(turns)
+
+    @property
+    def remaining(self) -> int:
+        return len(self._turns)
+
+    @property
+    def sent(self) -> list[dict[str, Any]]:
+        """The request bodies the client sent, in order (messages, tools, model...)."""
+        return [r.json() for r in self.server.requests if r.path in COMPLETION_PATHS]
+
+    @property
+    def base_url(self) -> str:
+        return self.server.url("/v1")
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def start(self) -> ScriptedLLM:
+        self.server.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def __enter__(self) -> ScriptedLLM:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> ScriptedLLM:
+        await self.server.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.server.__aexit__()
+
+    # -- serving -----------------------------------------------------------------
+
+    def _next_turn(self, body: dict[str, Any]) -> Turn | None:
+        if self.responder is not None:
+            return self.responder(body)
+        with self._lock:
+            return self._turns.popleft() if self._turns else None
+
+    def _answer(self, request: RecordedRequest) -> Reply:
+        try:
+            body = request.json()
+        except ValueError:
+            return self._error(400, "request body is not JSON")
+        turn = self._next_turn(body)
+        if turn is None:
+            return self._error(400, "ScriptedLLM has no scripted turn left")
+        if turn.status >= 400:
+            return self._error(turn.status, turn.error or "scripted failure", delay_s=turn.delay_s)
+        if not body.get("stream"):
+            return Reply(body=self._completion(turn), delay_s=turn.delay_s)
+        events = list(self._chunks(turn, include_usage=bool((body.get("stream_options") or {}).get("include_usage"))))
+        return Reply(
+            chunks=lambda: iter(events),
+            content_type="text/event-stream",
+            delay_s=turn.delay_s,
+            drip=(1, turn.chunk_interval_s) if turn.chunk_interval_s else None,
+        )
+
+    @staticmethod
+    def _error(status: int, message: str, *, delay_s: float = 0.0) -> Reply:
+        body = {"error": {"message": message, "type": "scripted_error", "param": None, "code": str(status)}}
+        return Reply(status=status, body=body, delay_s=delay_s)
+
+    def _envelope(self, number: int, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-{number}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    def _calls(self, turn: Turn, number: int) -> list[tuple[str, ScriptedCall]]:
+        return [(c.id or f"call_{number}_{i}", c) for i, c in enumerate(turn.tool_calls)]
+
+    def _chunks(self, turn: Turn, *, include_usage: bool) -> Iterator[bytes]:
+        number = next(self._ids)
+        yield _sse(self._envelope(number, {"role": "assistant", "content": ""}))
+        for piece in _pieces(turn.text, _TEXT_CHUNK):
+            yield _sse(self._envelope(number, {"content": piece}))
+        for index, (call_id, scripted) in enumerate(self._calls(turn, number)):
+            function = {"name": scripted.name, "arguments": ""}
+            head = {"index": index, "id": call_id, "type": "function", "function": function}
+            yield _sse(self._envelope(number, {"tool_calls": [head]}))
+            for piece in _pieces(scripted.arguments_text(), _ARGS_CHUNK):
+                yield _sse(self._envelope(number, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+        if turn.error:
+            yield _sse({"error": {"message": turn.error, "type": "scripted_error"}})
+            return
+        finish = turn.finish_reason or ("tool_calls" if turn.tool_calls else "stop")
+        yield _sse(self._envelope(number, {}, finish))
+        if include_usage:
+            prompt, completion = turn.usage
+            usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+            yield _sse({**self._envelope(number, {}), "choices": [], "usage": usage})
+        yield _sse("[DONE]")
+
+    def _completion(self, turn: Turn) -> dict[str, Any]:
+        number = next(self._ids)
+        calls = [
+            {"id": call_id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text()}}
+            for call_id, c in self._calls(turn, number)
+        ]
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+        if calls:
+            message["tool_calls"] = calls
+        prompt, completion = turn.usage
+        finish = turn.finish_reason or ("tool_calls" if calls else "stop")
+        return {
+            "id": f"chatcmpl-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        }
