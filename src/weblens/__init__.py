@@ -4,7 +4,7 @@ Declare a tool once and export it to any model API; search, fetch and get the we
 through one result envelope; serve it all over MCP or drive it with the built-in agent.
 """
 
-from typing import TYPE_CHECKING
+import typing as _typing
 
 from weblens._version import __version__
 from weblens.cache import Cache
@@ -28,11 +28,16 @@ from weblens.result import ErrorInfo, Source, ToolError, ToolOk, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import FunctionTool, Retry, Tool, define_tool
 from weblens.toolset import Toolset
+from weblens.weather import get_weather
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
+    from weblens.fetch import fetch as fetch
     from weblens.search import search as search
 else:
-    from weblens import search  # a callable module: weblens.search(...) runs a search
+    from weblens import (
+        fetch,  # a callable module: weblens.fetch(...) fetches a page
+        search,  # a callable module: weblens.search(...) runs a search
+    )
 
 __all__ = [
     "ApprovalRequiredError",
@@ -63,6 +68,8 @@ __all__ = [
     "WeblensError",
     "__version__",
     "define_tool",
+    "fetch",
     "get_settings",
+    "get_weather",
     "search",
 ]

@@ -15,9 +15,9 @@ from urllib.parse import urlencode
 import httpx
 from pydantic import BaseModel, Field
 
-from weblens.config import WeatherConfig
+from weblens.config import WeatherConfig, get_settings
 from weblens.errors import NotFoundError, ToolValidationError, UpstreamError
-from weblens.net import error_for_status, translate_errors
+from weblens.net import error_for_status, shared_client, translate_errors
 
 __all__ = [
     "MAX_DAYS",
@@ -326,10 +326,15 @@ async def get_weather(
     *,
     days: int = 0,
     units: UnitSystem = "metric",
-    config: WeatherConfig,
-    client: httpx.AsyncClient,
+    config: WeatherConfig | None = None,
+    client: httpx.AsyncClient | None = None,
 ) -> Weather:
-    """Weather for a place name in any language: geocode it, then ask for the forecast."""
+    """Weather for a place name in any language: geocode it, then ask for the forecast.
+
+    `config` defaults to the `[weather]` settings, `client` to the shared pooled client.
+    """
+    config = config or get_settings().weather
+    client = client or shared_client()
     if not 0 <= days <= MAX_DAYS:
         raise ToolValidationError(
             f"days must be between 0 and {MAX_DAYS}",

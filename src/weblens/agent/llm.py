@@ -7,12 +7,14 @@ SDK failures into weblens errors.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+import json
+from collections.abc import AsyncGenerator, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletionChunk
 
 from weblens.agent.events import Usage
 from weblens.config import Settings, setting_hint
@@ -61,12 +63,13 @@ class ChatModel:
         model: str,
         api_key: str | None = None,
         timeout: float,
+        max_retries: int = MAX_RETRIES,
     ) -> None:
         self.model = model
         self.base_url = base_url
         # the SDK brings its own HTTP stack (httpx2) and wraps its transport errors
         self._client = openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=MAX_RETRIES
+            base_url=base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=max_retries
         )
 
     @classmethod
@@ -85,11 +88,10 @@ class ChatModel:
 
     async def stream(
         self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
-    ) -> AsyncIterator[str | ModelTurn]:
+    ) -> AsyncGenerator[str | ModelTurn, None]:
         """Yield text pieces as they arrive, then the assembled `ModelTurn` last."""
         turn = ModelTurn()
         calls: dict[int, ToolCall] = {}
-        text: list[str] = []
         with _translated(f"the model at {self.base_url}"):
             kwargs: dict[str, Any] = {"tools": list(tools)} if tools else {}
             stream = await self._client.chat.completions.create(
@@ -99,32 +101,38 @@ class ChatModel:
                 stream_options={"include_usage": True},
                 **kwargs,
             )  # type: ignore[call-overload]
-            async for chunk in stream:
-                if chunk.usage is not None:
-                    turn.usage = Usage(
-                        prompt_tokens=chunk.usage.prompt_tokens,
-                        completion_tokens=chunk.usage.completion_tokens,
-                        total_tokens=chunk.usage.total_tokens,
-                    )
-                for choice in chunk.choices:
-                    delta = choice.delta
-                    if delta.content:
-                        text.append(delta.content)
-                        yield delta.content
-                    for fragment in delta.tool_calls or ():
-                        call = calls.setdefault(fragment.index, ToolCall(id="", name=""))
-                        call.id = fragment.id or call.id
-                        if fragment.function is not None:
-                            call.name += fragment.function.name or ""
-                            call.arguments += fragment.function.arguments or ""
-                    if choice.finish_reason:
-                        turn.finish_reason = choice.finish_reason
-        turn.text = "".join(text)
+            async with stream:  # closes the response when the caller stops early
+                async for chunk in stream:
+                    for piece in _absorb(chunk, turn, calls):
+                        turn.text += piece
+                        yield piece
         turn.tool_calls = [calls[i] for i in sorted(calls)]
         for number, call in enumerate(turn.tool_calls):
             call.id = call.id or f"call_{number}"
         yield turn
 
+
+def _absorb(chunk: ChatCompletionChunk, turn: ModelTurn, calls: dict[int, ToolCall]) -> Iterator[str]:
+    """Fold one streamed chunk into the turn; yield its text pieces."""
+    if chunk.usage is not None:
+        usage = chunk.usage
+        turn.usage = Usage(
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            total_tokens=usage.total_tokens,
+        )
+    for choice in chunk.choices:
+        delta = choice.delta
+        if delta.content:
+            yield delta.content
+        for fragment in delta.tool_calls or ():  # arguments arrive in pieces, by index
+            call = calls.setdefault(fragment.index, ToolCall(id="", name=""))
+            call.id = fragment.id or call.id
+            if fragment.function is not None:
+                call.name += fragment.function.name or ""
+                call.arguments += fragment.function.arguments or ""
+        if choice.finish_reason:
+            turn.finish_reason = choice.finish_reason
 
 
 @contextmanager
@@ -147,6 +155,8 @@ def _translated(what: str) -> Iterator[None]:
     except openai.OpenAIError as exc:
         detail = _detail(exc) if isinstance(exc, openai.APIError) else str(exc)
         raise UpstreamError(f"{what} reported an error: {detail}") from exc
+    except json.JSONDecodeError as exc:  # the SDK parses each streamed chunk as JSON
+        raise UpstreamError(f"{what} sent a chunk that is not valid JSON: {exc.msg}") from exc
 
 
 def _detail(exc: openai.APIError) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+import logging
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any, Protocol
 
 from weblens.agent.citations import SourceBook
@@ -50,13 +52,15 @@ REPEAT_NOTE = (
 EMPTY_ANSWER = "(The model returned no answer.)"
 STEP_LIMIT_FINISH = "step_limit"
 
+logger = logging.getLogger("weblens.agent")
+
 
 class ChatModelLike(Protocol):
     """What the loop needs from a model: `ChatModel`, or anything that streams the same way."""
 
     def stream(
         self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
-    ) -> AsyncIterator[str | ModelTurn]: ...
+    ) -> AsyncGenerator[str | ModelTurn, None]: ...
 
 
 def _call_key(call: ToolCall) -> tuple[str, str]:
@@ -113,7 +117,7 @@ class Agent:
         message: str,
         history: Sequence[Mapping[str, Any]] = (),
         ctx: ToolContext | None = None,
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Stream the answer to `message`; `history` is earlier {role, content} turns."""
         return _Run(self, ctx or ToolContext()).events(message, history)
 
@@ -135,7 +139,7 @@ class _Run:
             return "these tools are not configured: " + ", ".join(missing)
         return "no tools are configured"
 
-    async def events(self, message: str, history: Sequence[Mapping[str, Any]]) -> AsyncIterator[AgentEvent]:
+    async def events(self, message: str, history: Sequence[Mapping[str, Any]]) -> AsyncGenerator[AgentEvent, None]:
         schemas = self.agent.tools.schemas("openai")
         notice = None if schemas else f"Web access is unavailable: {self._unavailable_reason()}."
         system = self.agent.system_prompt
@@ -152,20 +156,26 @@ class _Run:
                 if forced:
                     messages.append({"role": "user", "content": STEP_LIMIT_NOTE})
                 turn = ModelTurn()
-                async for event in self._model_turn(messages, () if forced else schemas):
-                    if isinstance(event, ModelTurn):
-                        turn = event
-                    else:
-                        yield event
+                async with aclosing(self._model_turn(messages, () if forced else schemas)) as streamed:
+                    async for event in streamed:
+                        if isinstance(event, ModelTurn):
+                            turn = event
+                        else:
+                            yield event
                 finish = STEP_LIMIT_FINISH if forced else turn.finish_reason
                 if forced or not schemas or not turn.tool_calls:
                     break
                 steps += 1
                 messages.append(self._assistant_message(turn))
-                async for tool_event in self._call_tools(turn.tool_calls, messages):
-                    yield tool_event
+                async with aclosing(self._call_tools(turn.tool_calls, messages)) as tool_events:
+                    async for tool_event in tool_events:
+                        yield tool_event
         except WeblensError as exc:
             yield ErrorEvent(code=exc.code, message=exc.message)
+            return
+        except Exception as exc:  # a bug or a garbled stream must reach the user as an error, not a traceback
+            logger.warning("agent run failed: %s", type(exc).__name__, exc_info=True)
+            yield ErrorEvent(code="internal_error", message=f"the answer failed: {type(exc).__name__}: {exc}")
             return
         if not "".join(self.answer).strip():
             self.answer.append(EMPTY_ANSWER)
@@ -184,19 +194,20 @@ class _Run:
 
     async def _model_turn(
         self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]
-    ) -> AsyncIterator[Delta | ModelTurn]:
+    ) -> AsyncGenerator[Delta | ModelTurn, None]:
         separate = bool(self.answer) and not "".join(self.answer).endswith("\n")
-        async for piece in self.agent.model.stream(messages, tools):
-            if isinstance(piece, ModelTurn):
-                self.usage.add(piece.usage)
-                yield piece
-                continue
-            if separate:  # text from an earlier step ends a paragraph before this one starts
-                separate = False
-                self.answer.append("\n\n")
-                yield Delta(text="\n\n")
-            self.answer.append(piece)
-            yield Delta(text=piece)
+        async with aclosing(self.agent.model.stream(messages, tools)) as pieces:
+            async for piece in pieces:
+                if isinstance(piece, ModelTurn):
+                    self.usage.add(piece.usage)
+                    yield piece
+                    continue
+                if separate:  # text from an earlier step ends a paragraph before this one starts
+                    separate = False
+                    self.answer.append("\n\n")
+                    yield Delta(text="\n\n")
+                self.answer.append(piece)
+                yield Delta(text=piece)
 
     @staticmethod
     def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
@@ -209,7 +220,9 @@ class _Run:
             ],
         }
 
-    async def _call_tools(self, calls: list[ToolCall], messages: list[dict[str, Any]]) -> AsyncIterator[AgentEvent]:
+    async def _call_tools(
+        self, calls: list[ToolCall], messages: list[dict[str, Any]]
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Run one step's calls concurrently; report each as it finishes; answer in call order."""
         contents: dict[str, str] = {}
         running: dict[tuple[str, str], asyncio.Task[ToolResult]] = {}
@@ -225,7 +238,8 @@ class _Run:
                 elif key in running:
                     waiting[running[key]].append(call)
                 else:
-                    task = asyncio.create_task(self.agent.tools.call(call.name, call.arguments, self.ctx))
+                    args = _shown_arguments(call)  # parsed, so the call log shows fields (secrets masked)
+                    task = asyncio.create_task(self.agent.tools.call(call.name, args, self.ctx))
                     running[key] = task
                     waiting[task] = [call]
             for call in calls:

@@ -107,4 +107,4 @@ class ChatService:
             with anyio.CancelScope(shield=True):
                 if not saved:
                     await self._save(session.id, transcript.message("incomplete"))
-                await events.aclose()  # type: ignore[attr-defined]
+                await events.aclose()

@@ -1,24 +1,246 @@
-"""The Starlette application `weblens serve` runs."""
+"""The Starlette application `weblens serve` runs: health, the chat API (SSE), sessions, the page.
+
+Routes and lifespans are lists, so other parts (the MCP gateway's `/mcp` mount) add
+theirs in `create_app` without touching the rest. Without a configured model the
+server still starts: the page, health and MCP work, and the chat API says what to set.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from weblens._version import __version__
+from weblens.agent.events import AgentEvent
+from weblens.agent.llm import ChatModel
+from weblens.agent.loop import Agent
+from weblens.app.chat import ChatService
+from weblens.app.sessions import TITLE_MAX_CHARS, SessionStore
 from weblens.config import Settings
+from weblens.errors import NotConfiguredError, NotFoundError
+from weblens.mcp.http import MCP_PATH, mcp_mount
+from weblens.toolset import Toolset
 
 __all__ = ["create_app"]
+
+STATIC_DIR = Path(__file__).parent / "static"
+Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
+_SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+_BODY_SLACK_BYTES = 64 * 1024
+
+
+class _BadRequest(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+def _body_limit(settings: Settings) -> int:
+    # one character may take 12 bytes as JSON (an escaped surrogate pair); the slack covers the other fields
+    return settings.server.max_message_chars * 12 + _BODY_SLACK_BYTES
+
+
+async def _json_object(request: Request, limit: int, *, empty: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The body as a JSON object, read no further than `limit` bytes; `empty` stands for no body."""
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise _BadRequest(413, "too_large", f"the request body is larger than {limit} bytes")
+    if not raw and empty is not None:
+        return empty
+    try:
+        body = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise _BadRequest(400, "validation_error", "the request body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise _BadRequest(400, "validation_error", "the request body must be a JSON object")
+    return body
+
+
+def _string_field(body: dict[str, Any], name: str, *, required: bool, limit: int) -> str | None:
+    value = body.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise _BadRequest(400, "validation_error", f"`{name}` must be a string")
+    if required and not value.strip():
+        raise _BadRequest(400, "validation_error", f"`{name}` must not be empty")
+    if len(value) > limit:
+        raise _BadRequest(413, "too_large", f"`{name}` is {len(value)} characters; the limit is {limit}")
+    return value
+
+
+class _Api:
+    """The HTTP face of the chat service and the session store."""
+
+    def __init__(self, settings: Settings, store: SessionStore, chat: ChatService | None, why: str) -> None:
+        self.settings = settings
+        self.store = store
+        self.chat = chat
+        self.why_no_chat = why
+        self.body_limit = _body_limit(settings)
+
+    async def _session(self, session_id: str) -> Any:
+        return await to_thread.run_sync(self.store.get, session_id)
+
+    async def status(self, request: Request) -> JSONResponse:
+        tools = self.chat.agent.tools.names if self.chat is not None else []
+        ready = self.chat is not None
+        return JSONResponse({"version": __version__, "chat": ready, "reason": self.why_no_chat, "tools": tools})
+
+    async def chat_message(self, request: Request) -> Response:
+        body = await _json_object(request, self.body_limit)
+        message = _string_field(body, "message", required=True, limit=self.settings.server.max_message_chars)
+        session_id = _string_field(body, "session_id", required=False, limit=TITLE_MAX_CHARS)
+        if self.chat is None:
+            return _error(503, "not_configured", self.why_no_chat)
+        assert message is not None
+        if session_id:
+            session = await self._session(session_id)
+        else:
+            session = await to_thread.run_sync(lambda: self.store.create(first_message=message))
+        return StreamingResponse(
+            self._stream(self.chat.answer(session, message), session.model_dump(include={"id", "title"})),
+            media_type="text/event-stream",
+            headers=_SSE_HEADERS,
+        )
+
+    @staticmethod
+    async def _stream(events: AsyncIterator[AgentEvent], session: dict[str, Any]) -> AsyncIterator[bytes]:
+        yield _sse("session", {"session_id": session["id"], "title": session["title"]})
+        async for event in events:
+            yield _sse(event.type, event.model_dump(mode="json"))
+
+    async def list_sessions(self, request: Request) -> JSONResponse:
+        sessions = await to_thread.run_sync(self.store.sessions)
+        return JSONResponse({"sessions": [s.model_dump() for s in sessions]})
+
+    async def create_session(self, request: Request) -> JSONResponse:
+        body = await _json_object(request, self.body_limit, empty={})
+        title = _string_field(body, "title", required=False, limit=TITLE_MAX_CHARS) or ""
+        session = await to_thread.run_sync(self.store.create, title)
+        return JSONResponse(session.model_dump(), status_code=201)
+
+    async def get_session(self, request: Request) -> JSONResponse:
+        session_id = request.path_params["session_id"]
+        session = await self._session(session_id)
+        messages = await to_thread.run_sync(self.store.messages, session_id)
+        return JSONResponse({**session.model_dump(), "messages": [m.model_dump() for m in messages]})
+
+    async def rename_session(self, request: Request) -> JSONResponse:
+        body = await _json_object(request, self.body_limit)
+        title = _string_field(body, "title", required=True, limit=TITLE_MAX_CHARS)
+        assert title is not None
+        session = await to_thread.run_sync(self.store.rename, request.path_params["session_id"], title)
+        return JSONResponse(session.model_dump())
+
+    async def delete_session(self, request: Request) -> Response:
+        await to_thread.run_sync(self.store.delete, request.path_params["session_id"])
+        return Response(status_code=204)
 
 
 async def health(request: Request) -> JSONResponse:
     return JSONResponse({"status": "ok", "version": __version__})
 
 
-def create_app(settings: Settings) -> Starlette:
-    """Build the server app from settings."""
-    app = Starlette(routes=[Route("/health", health)])
+async def index(request: Request) -> FileResponse:
+    return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+async def _bad_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, _BadRequest)
+    return _error(exc.status, exc.code, exc.message)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, NotFoundError)
+    return _error(404, exc.code, exc.message)
+
+
+def _chat_service(settings: Settings, store: SessionStore, toolset: Toolset | None) -> tuple[ChatService | None, str]:
+    """The chat service, or None and why (no model configured)."""
+    try:
+        model = ChatModel.from_settings(settings)
+    except NotConfiguredError as exc:
+        return None, exc.message
+    if toolset is None:
+        from weblens.runtime import Runtime
+        from weblens.tools.catalog import default_toolset
+
+        toolset = default_toolset(Runtime.from_settings(settings))
+    agent = Agent(model, toolset, enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
+    return ChatService(store, agent), ""
+
+
+def _compose(lifespans: list[Lifespan]) -> Lifespan:
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            for each in lifespans:
+                await stack.enter_async_context(each(app))
+            yield
+
+    return lifespan
+
+
+def create_app(settings: Settings, *, toolset: Toolset | None = None) -> Starlette:
+    """Build the server app from settings; `toolset` replaces the built-in tools (tests, embedding)."""
+    store = SessionStore(settings.sessions_path)
+    chat, why = _chat_service(settings, store, toolset)
+    api = _Api(settings, store, chat, why)
+
+    @asynccontextmanager
+    async def chat_lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if chat is not None and isinstance(chat.agent.model, ChatModel):
+                await chat.agent.model.aclose()
+            store.close()
+
+    routes: list[BaseRoute] = [
+        Route("/health", health),
+        Route("/", index),
+        Route("/api/status", api.status),
+        Route("/api/chat", api.chat_message, methods=["POST"]),
+        Route("/api/sessions", api.list_sessions, methods=["GET"]),
+        Route("/api/sessions", api.create_session, methods=["POST"]),
+        Route("/api/sessions/{session_id}", api.get_session, methods=["GET"]),
+        Route("/api/sessions/{session_id}", api.rename_session, methods=["PATCH"]),
+        Route("/api/sessions/{session_id}", api.delete_session, methods=["DELETE"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+    lifespans: list[Lifespan] = [chat_lifespan]
+    mcp = mcp_mount(settings, toolset=toolset)
+    if mcp is not None:
+        routes.append(Route(MCP_PATH, mcp.app))
+        lifespans.append(mcp.app_lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=_compose(lifespans),
+        exception_handlers={_BadRequest: _bad_request, NotFoundError: _not_found},
+    )
     app.state.settings = settings
+    app.state.sessions = store
+    app.state.chat = chat
     return app
+

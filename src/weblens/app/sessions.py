@@ -112,7 +112,7 @@ class SessionStore:
         )
         return info
 
-    def list(self) -> list[SessionInfo]:
+    def sessions(self) -> list[SessionInfo]:
         rows = self._query(
             "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count "
             "FROM sessions s ORDER BY s.updated_at DESC, s.created_at DESC"

@@ -26,6 +26,9 @@ COMMAND_MODULES = (
     "weblens.cli.serve",
     "weblens.cli.weather",
     "weblens.cli.mcp",
+    "weblens.cli.search",
+    "weblens.cli.chat",
+    "weblens.cli.fetch",
 )
 
 

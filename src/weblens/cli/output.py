@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from weblens.errors import WeblensError
 from weblens.redact import redact
@@ -33,7 +34,8 @@ def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
 
 
 def fail(message: str, code: str = "error", exit_code: int = 1) -> NoReturn:
-    err_console.print(f"[bold red]{code}[/]: {message}", highlight=False)
+    # escaped: messages hold text like "[llm]" (config sections) that Rich would read as markup
+    err_console.print(f"[bold red]{escape(code)}[/]: {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(exit_code)
 
 

@@ -24,12 +24,14 @@ def serve(
 
     try:
         settings = get_settings()
+        if host:  # the app's own checks (e.g. MCP's token on a reachable address) see the real bind
+            settings.server.host = host
         application = create_app(settings)
     except WeblensError as exc:
         fail_from(exc)
     uvicorn.run(
         application,
-        host=host or settings.server.host,
+        host=settings.server.host,
         port=settings.server.port if port is None else port,
         log_level="info",
     )

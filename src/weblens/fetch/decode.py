@@ -49,9 +49,9 @@ def _try(body: bytes, codec: str | None) -> str | None:
 
 def decode_body(body: bytes, content_type: str = "", *, html: bool = False) -> tuple[str, str]:
     """(text, charset used). Never fails: undecodable bytes become U+FFFD as a last resort."""
-    for bom, codec in _BOMS:
+    for bom, bom_codec in _BOMS:
         if body.startswith(bom):
-            return body.decode(codec, errors="replace"), codec
+            return body.decode(bom_codec, errors="replace"), bom_codec
     declared = charset_from_content_type(content_type)
     meta = None
     if html:
@@ -59,9 +59,9 @@ def decode_body(body: bytes, content_type: str = "", *, html: bool = False) -> t
         meta = _codec(match.group(1).decode("ascii", "ignore")) if match else None
     for codec in (declared, meta, "utf-8"):
         text = _try(body, codec)
-        if text is not None:
-            return text, codec or "utf-8"
+        if text is not None and codec is not None:
+            return text, codec
     best = charset_normalizer.from_bytes(body[:_DETECT_WINDOW]).best()
     guessed = _codec(best.encoding) if best is not None else None
-    codec = guessed or declared or meta or "utf-8"
-    return body.decode(codec, errors="replace"), codec
+    fallback = guessed or declared or meta or "utf-8"
+    return body.decode(fallback, errors="replace"), fallback

@@ -8,6 +8,10 @@
   middleware, with a constant-time comparison);
 - refuses request bodies over `mcp.max_body_bytes` with 413.
 
+Responses may stream (SSE) rather than always being plain JSON: on that path the SDK
+watches for the client hanging up, so a client's cancel or timeout cancels the tool
+call and closes its upstream request instead of leaving the work running.
+
 `mcp_http_app` returns the ASGI app and its lifespan, so `weblens serve` can mount the
 same endpoint; `standalone_app` wraps them for `weblens mcp --transport http`.
 """
@@ -20,7 +24,6 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.auth.provider import AccessToken
@@ -37,7 +40,16 @@ from weblens.mcp.server import create_server, gateway_toolset
 from weblens.runtime import Runtime
 from weblens.toolset import Toolset
 
-__all__ = ["MCP_PATH", "McpHttp", "check_bind", "is_loopback", "mcp_http_app", "security_settings", "standalone_app"]
+__all__ = [
+    "MCP_PATH",
+    "McpHttp",
+    "check_bind",
+    "is_loopback",
+    "mcp_http_app",
+    "mcp_mount",
+    "security_settings",
+    "standalone_app",
+]
 
 MCP_PATH = "/mcp"
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -54,6 +66,10 @@ class McpHttp:
     app: ASGIApp
     lifespan: Callable[[], AbstractAsyncContextManager[None]]
     session_manager: StreamableHTTPSessionManager
+
+    def app_lifespan(self, app: object) -> AbstractAsyncContextManager[None]:
+        """The lifespan in Starlette's signature, for a host app's list of lifespans."""
+        return self.lifespan()
 
 
 class _StaticToken:
@@ -121,8 +137,8 @@ def mcp_http_app(
         toolset = gateway_toolset(runtime or Runtime.from_settings(settings))
     manager = StreamableHTTPSessionManager(
         app=create_server(toolset),
-        json_response=True,
-        stateless=True,
+        json_response=False,
+        stateless=False,
         security_settings=security_settings(host, settings),
         max_request_body_size=settings.mcp.max_body_bytes,
     )
@@ -135,6 +151,17 @@ def mcp_http_app(
     return McpHttp(app=app, lifespan=manager.run, session_manager=manager)
 
 
+def mcp_mount(settings: Settings, *, toolset: Toolset | None = None) -> McpHttp | None:
+    """The endpoint `weblens serve` mounts at `/mcp`, or None (logged) when `server.host`
+    is reachable from other machines and no MCP token is set."""
+    try:
+        enabled = settings.mcp.tools
+        return mcp_http_app(settings, toolset=toolset.only(enabled) if toolset is not None else None)
+    except NotConfiguredError as exc:
+        logger.warning("not serving MCP at %s: %s", MCP_PATH, exc.message)
+        return None
+
+
 def standalone_app(settings: Settings, *, host: str | None = None, toolset: Toolset | None = None) -> Starlette:
     """A Starlette app serving only `/mcp` (for `weblens mcp --transport http`)."""
     endpoint = mcp_http_app(settings, host=host, toolset=toolset)
@@ -144,5 +171,4 @@ def standalone_app(settings: Settings, *, host: str | None = None, toolset: Tool
         async with endpoint.lifespan():
             yield
 
-    routes: list[Any] = [Route(MCP_PATH, endpoint.app)]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=[Route(MCP_PATH, endpoint.app)], lifespan=lifespan)

@@ -1,9 +1,11 @@
 """The MCP gateway: a weblens `Toolset` served through the official SDK's low-level `Server`.
 
 The gateway adapts, it does not implement: `tools/list` is the toolset's MCP schemas,
-`tools/call` is `Toolset.call`. A tool's own failure (bad arguments included) comes
-back as an `isError` result carrying the weblens error code; only an unknown tool name
-is a protocol error, as the MCP spec asks. The low-level server is used rather than
+`tools/call` is `Toolset.call`. A result is readable text, `structuredContent` (the
+data) and its sources as `resource_link` blocks. A tool's own failure (bad arguments
+included) comes back as an `isError` result whose text and `_meta["weblens/error"]`
+carry the weblens error code; only an unknown tool name is a protocol error, as the
+MCP spec asks. The low-level server is used rather than
 `MCPServer` because the schemas, `structuredContent` and `isError` must be exactly
 what the weblens tool declares and returns, with no second validation layer.
 """
@@ -28,6 +30,7 @@ from weblens.tools import default_toolset
 from weblens.toolset import Toolset
 
 __all__ = [
+    "ERROR_KEY",
     "GENERIC_OUTPUT_SCHEMA",
     "LARGE_TEXT_CHARS",
     "SERVER_NAME",
@@ -44,9 +47,12 @@ INSTRUCTIONS = (
     "Results carry their sources; cite them (title and URL) when you use them."
 )
 LARGE_TEXT_CHARS = 4096
-"""A string field this long that the text already carries is not sent twice."""
+"""A string field of the data this long that the text already carries is not sent twice
+(e.g. a fetched page's content); `_meta["weblens/in_text"]` names such fields."""
 MOVED = "(sent once, in the text content)"
 META_PREFIX = "weblens/"
+ERROR_KEY = f"{META_PREFIX}error"
+"""Where an error result's code, message and details travel (`_meta`)."""
 GENERIC_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"result": {"description": "the tool's structured result, if any"}},
@@ -81,15 +87,15 @@ def declare(tool: Tool[Any]) -> types.Tool:
 
 
 def _structured(tool: Tool[Any], data: Any, text: str) -> tuple[Any, list[str]]:
-    """`data` as structuredContent, with large strings the text already holds replaced."""
+    """`data` as structuredContent, its large strings that the text already holds replaced."""
+    moved: list[str] = []
+    if isinstance(data, dict):
+        moved = [k for k, v in data.items() if isinstance(v, str) and len(v) >= LARGE_TEXT_CHARS and v in text]
+        if moved:
+            data = {k: (MOVED if k in moved else v) for k, v in data.items()}
     if tool.output_schema is None:
-        return {"result": data}, []
-    if not isinstance(data, dict):
-        return data, []
-    moved = [k for k, v in data.items() if isinstance(v, str) and len(v) >= LARGE_TEXT_CHARS and v in text]
-    if not moved:
-        return data, []
-    return {k: (MOVED if k in moved else v) for k, v in data.items()}, moved
+        return {"result": data}, moved
+    return data, moved
 
 
 def to_call_result(tool: Tool[Any], result: ToolResult) -> types.CallToolResult:
@@ -101,12 +107,9 @@ def to_call_result(tool: Tool[Any], result: ToolResult) -> types.CallToolResult:
     }
     content: list[types.ContentBlock] = [types.TextContent(text=result.text)]
     if result.error is not None:
-        return types.CallToolResult(
-            content=content,
-            structured_content={"error": result.error.model_dump(mode="json")},
-            is_error=True,
-            _meta=meta,
-        )
+        # Not as structuredContent: clients check that against the tool's outputSchema even on errors.
+        meta[ERROR_KEY] = result.error.model_dump(mode="json")
+        return types.CallToolResult(content=content, is_error=True, _meta=meta)
     content.extend(
         types.ResourceLink(uri=source.url, name=source.title or source.url, title=source.title or None)
         for source in result.sources

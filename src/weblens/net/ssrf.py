@@ -1,12 +1,9 @@
-"""The SSRF guard: fetches reach only public addresses, and exactly the address checked.
+"""The SSRF guard's policy: fetches reach only public addresses.
 
-Two layers. `SsrfGuard.check_url` refuses a URL whose host is a non-public literal
-(in any spelling: `127.1`, `2130706433`, `0x7f.0.0.1`, `[::ffff:127.0.0.1]`,
-`[64:ff9b::a00:1]`) before any network work. `guarded_client` builds an httpx client
-whose network backend resolves each hostname once, checks every address, and connects
-to the checked address itself, so no second lookup (DNS rebinding) can swap it. TLS SNI
-and the Host header keep the name. Through a proxy the proxy does the final lookup, so
-there the name is resolved and checked just before the request instead.
+`SsrfGuard.check_url` refuses a URL whose host is a non-public literal in any spelling
+(`127.1`, `2130706433`, `0x7f.0.0.1`, `[::ffff:127.0.0.1]`, `[64:ff9b::a00:1]`) before
+any network work; `SsrfGuard.resolve` resolves a name once and checks every address.
+`weblens.net.guarded` builds the client that connects only to addresses checked here.
 """
 
 from __future__ import annotations
@@ -14,27 +11,15 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-import ssl
-import urllib.request
-import weakref
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+import urllib.parse
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-import httpcore
 import httpx
 
 from weblens.errors import BlockedError, ToolValidationError
 
-__all__ = [
-    "METADATA_ADDRESSES",
-    "GuardedTransport",
-    "Resolver",
-    "SsrfGuard",
-    "guarded_client",
-    "is_guarded",
-    "parse_ip",
-    "system_resolver",
-]
+__all__ = ["METADATA_ADDRESSES", "ResolveError", "Resolver", "SsrfGuard", "default_port", "parse_ip", "system_resolver"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -115,6 +100,15 @@ def _embedded_v4(ip: IPAddress) -> ipaddress.IPv4Address | None:
     return ip.teredo[1] if ip.teredo is not None else None
 
 
+class ResolveError(OSError):
+    """The name did not resolve (the transport reports it as a connection error)."""
+
+
+def _is_metadata(ip: IPAddress) -> bool:
+    inner = _embedded_v4(ip)
+    return ip in METADATA_ADDRESSES or (inner is not None and inner in METADATA_ADDRESSES)
+
+
 def _category(ip: IPAddress) -> str | None:
     for name, test in _CATEGORIES:
         if test(ip):
@@ -164,6 +158,7 @@ class SsrfGuard:
         try:
             parsed = httpx.URL(url)
         except (httpx.InvalidURL, TypeError) as exc:
+            self._check_unparsable(str(url))
             raise ToolValidationError(f"not a valid URL: {url!s:.200}: {exc}") from None
         if parsed.scheme not in _ALLOWED_SCHEMES:
             scheme = parsed.scheme or "relative"
@@ -172,8 +167,8 @@ class SsrfGuard:
             raise ToolValidationError(f"the URL {url!s:.200} has no host")
         host = parsed.host
         ip = parse_ip(host)
-        if self.is_allowed_host(host, parsed.port or _default_port(parsed.scheme)):
-            if ip is not None and ip in METADATA_ADDRESSES:
+        if self.is_allowed_host(host, parsed.port or default_port(parsed.scheme)):
+            if ip is not None and _is_metadata(ip):
                 self.check_ip(ip, host)
             return parsed
         if ip is not None:
@@ -181,6 +176,16 @@ class SsrfGuard:
         elif _is_localhost_name(host) and not self.allow_private:
             raise BlockedError(f"refused to fetch: {host} is a loopback name (SSRF guard)")
         return parsed
+
+    def _check_unparsable(self, url: str) -> None:
+        """httpx rejects some spellings (`0177.0.0.1`); still say why they are refused."""
+        try:
+            host = urllib.parse.urlsplit(url).hostname or ""
+        except ValueError:
+            return
+        ip = parse_ip(host)
+        if ip is not None and not self.is_allowed_host(host, None):
+            self.check_ip(ip, host)
 
     async def resolve(self, host: str, port: int) -> list[IPAddress]:
         """Resolve once and check every address; the caller must connect to one of these."""
@@ -192,13 +197,13 @@ class SsrfGuard:
             try:
                 found = await resolve(host, port)
             except OSError as exc:
-                raise httpcore.ConnectError(f"could not resolve {host}: {exc}") from exc
+                raise ResolveError(f"could not resolve {host}: {exc}") from exc
             addresses = [ip for ip in (parse_ip(a) for a in found) if ip is not None]
             if not addresses:
-                raise httpcore.ConnectError(f"could not resolve {host}")
+                raise ResolveError(f"could not resolve {host}")
         allowed = self.is_allowed_host(host, port)
         for ip in addresses:
-            if allowed and ip not in METADATA_ADDRESSES:
+            if allowed and not _is_metadata(ip):
                 continue
             self.check_ip(ip, host)
         return addresses
@@ -209,7 +214,7 @@ def _is_localhost_name(host: str) -> bool:
     return name == "localhost" or name.endswith(".localhost")
 
 
-def _default_port(scheme: str) -> int:
+def default_port(scheme: str) -> int:
     return 443 if scheme == "https" else 80
 
 
@@ -228,121 +233,3 @@ async def system_resolver(host: str, port: int) -> list[str]:
     """The operating system's resolver (getaddrinfo), off the event loop."""
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-class _GuardedBackend(httpcore.AsyncNetworkBackend):
-    """Resolves, checks, and connects to the checked address (the name stays for TLS)."""
-
-    def __init__(self, guard: SsrfGuard) -> None:
-        self._guard = guard
-        self._inner = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        addresses = await self._guard.resolve(host, port)
-        last: Exception | None = None
-        for ip in addresses:
-            try:
-                return await self._inner.connect_tcp(str(ip), port, timeout, local_address, socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                last = exc
-        assert last is not None
-        raise last
-
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
-    ) -> httpcore.AsyncNetworkStream:
-        raise BlockedError("refused to fetch: unix sockets are not reachable (SSRF guard)")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
-
-
-class GuardedTransport(httpx.AsyncBaseTransport):
-    """Direct requests go through the guarded backend; proxied ones are checked just before."""
-
-    def __init__(self, guard: SsrfGuard, *, proxy: str | None = None, limits: httpx.Limits, verify: bool = True):
-        self.guard = guard
-        self._direct = httpx.AsyncHTTPTransport(limits=limits, verify=verify, trust_env=False)
-        context = ssl.create_default_context() if verify else _insecure_context()
-        self._direct._pool = httpcore.AsyncConnectionPool(
-            ssl_context=context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=_GuardedBackend(guard),
-        )
-        self._proxies: dict[str, httpx.AsyncHTTPTransport] = {}
-        configured = {"http": proxy, "https": proxy} if proxy else _environment_proxies()
-        for scheme, url in configured.items():
-            if url:
-                self._proxies[scheme] = httpx.AsyncHTTPTransport(proxy=url, limits=limits, verify=verify)
-        self._use_env_bypass = proxy is None
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        url = request.url
-        proxied = self._proxies.get(url.scheme)
-        if proxied is not None and not (self._use_env_bypass and urllib.request.proxy_bypass(url.host)):
-            port = url.port or _default_port(url.scheme)
-            self.guard.check_url(url)
-            try:
-                await self.guard.resolve(url.host, port)
-            except httpcore.ConnectError as exc:
-                raise httpx.ConnectError(str(exc), request=request) from exc
-            return await proxied.handle_async_request(request)
-        return await self._direct.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        for transport in (self._direct, *self._proxies.values()):
-            await transport.aclose()
-
-
-def _insecure_context() -> ssl.SSLContext:
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    return context
-
-
-def _environment_proxies() -> dict[str, str]:
-    """HTTP(S)_PROXY / ALL_PROXY as the standard library reads them (NO_PROXY honoured per request)."""
-    found = urllib.request.getproxies()
-    fallback = found.get("all")
-    return {scheme: found.get(scheme) or fallback or "" for scheme in _ALLOWED_SCHEMES}
-
-
-_GUARDED: weakref.WeakSet[httpx.AsyncClient] = weakref.WeakSet()
-
-
-def guarded_client(
-    guard: SsrfGuard,
-    *,
-    timeout: httpx.Timeout,
-    user_agent: str,
-    proxy: str | None = None,
-    limits: httpx.Limits | None = None,
-) -> httpx.AsyncClient:
-    """A pooled client whose every connection passes `guard`; it never follows redirects itself."""
-    from weblens.net.client import DEFAULT_LIMITS
-
-    transport = GuardedTransport(guard, proxy=proxy, limits=limits or DEFAULT_LIMITS)
-    client = httpx.AsyncClient(
-        transport=transport,
-        timeout=timeout,
-        headers={"User-Agent": user_agent},
-        follow_redirects=False,
-        trust_env=False,
-    )
-    _GUARDED.add(client)
-    return client
-
-
-def is_guarded(client: httpx.AsyncClient) -> bool:
-    """Whether `client` was built by `guarded_client` (its connections are pinned and checked)."""
-    return client in _GUARDED

@@ -76,7 +76,10 @@ async def search(
     locale: str | None = None,
     router: SearchRouter | None = None,
 ) -> SearchResponse:
-    """Search the web. `provider` forces one provider (or an order); `cache=False` asks upstream."""
+    """Search the web. `provider` forces one provider (or an order); `cache=False` asks upstream.
+
+    Without `settings`, settings are read once per process (pass `settings=` to change them).
+    """
     request = make_request(query=query, max_results=max_results, kind=kind, country=country, locale=locale)
     if router is None:
         router = router_for(settings or _default_settings(), client)

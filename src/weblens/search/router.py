@@ -15,6 +15,7 @@ import httpx
 from weblens.cache import Cache, cache_key
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError, ToolValidationError, WeblensError, error_class_for
+from weblens.net import shared_client
 from weblens.net.ratelimit import limiter_for
 from weblens.search.breaker import CircuitBreaker
 from weblens.search.limited import RateLimitedProvider
@@ -81,15 +82,22 @@ class SearchRouter:
         self, request: SearchRequest, *, provider: ProviderChoice = None, use_cache: bool = True
     ) -> SearchResponse:
         names = self.order(provider)
+        if self.client is None:
+            shared_client()  # create the loop's pooled client now, not inside a rate-limit slot
         explicit = names if provider is not None else None
         key = cache_key(request.cache_parts(), explicit)
 
+        asked: list[SearchResponse] = []
+
         async def ask() -> dict[str, object]:
-            return (await self._ask(request, names)).model_dump(mode="json")
+            asked.append(await self._ask(request, names))
+            return asked[0].model_dump(mode="json")
 
         value, cached = await self.cache.get_or_compute(
             CACHE_NAMESPACE, key, self.settings.search.cache_ttl_s, ask, use_cache=use_cache
         )
+        if asked:  # we asked upstream ourselves: no need to rebuild the response from JSON
+            return asked[0]
         response = SearchResponse.model_validate(value)
         response.cached = cached
         return response

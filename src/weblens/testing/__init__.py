@@ -4,6 +4,21 @@ weblens' own tests use these, and so can yours: start a server, point the matchi
 base-URL setting at it, and script its answers (including failures).
 """
 
+from weblens.testing.llm import ScriptedCall, ScriptedLLM, Turn
+from weblens.testing.providers import FakeBrave, FakeDuckDuckGo, FakeSearxng, FakeSerper, FakeTavily, ProviderFake
 from weblens.testing.server import FakeServer, RecordedRequest, Reply
 
-__all__ = ["FakeServer", "RecordedRequest", "Reply"]
+__all__ = [
+    "FakeBrave",
+    "FakeDuckDuckGo",
+    "FakeSearxng",
+    "FakeSerper",
+    "FakeServer",
+    "FakeTavily",
+    "ProviderFake",
+    "RecordedRequest",
+    "Reply",
+    "ScriptedCall",
+    "ScriptedLLM",
+    "Turn",
+]

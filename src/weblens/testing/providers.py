@@ -70,6 +70,13 @@ class ProviderFake(FakeServer):
         for method, path, name in self.endpoints():
             self.route(method, path, self._handler(name))
 
+    def reset(self) -> None:
+        """Forget requests, queued misbehaviour and pacing, so one fake can serve many tests."""
+        super().reset()
+        with self._pace_lock:
+            self.rejected = 0
+            self._last_arrival = None
+
     # -- what a subclass says about its protocol --------------------------------------
 
     def endpoints(self) -> list[tuple[str, str, str]]:

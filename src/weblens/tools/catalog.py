@@ -11,6 +11,8 @@ from typing import Any
 
 from weblens.runtime import Runtime
 from weblens.tool import Tool
+from weblens.tools.fetch import FETCH_FACTORIES
+from weblens.tools.search import SEARCH_FACTORIES
 from weblens.tools.think import Think
 from weblens.tools.todo import SetTodoList
 from weblens.tools.weather import GetWeather
@@ -35,6 +37,8 @@ FACTORIES: list[Any] = [
     _think,
     _todo,
     _weather,
+    *SEARCH_FACTORIES,
+    *FETCH_FACTORIES,
 ]
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import lxml.html
+import lxml.etree  # type: ignore[import-untyped]
+import lxml.html  # type: ignore[import-untyped]
 
 from weblens.errors import RateLimitedError, UpstreamError
 from weblens.search.models import ProviderAnswer, SearchRequest, clean_text
@@ -19,6 +20,10 @@ from weblens.search.providers.base import HttpProvider, register
 
 __all__ = ["DuckDuckGoProvider", "parse_page", "unwrap_link"]
 
+_RESULTS = lxml.etree.XPath('//div[contains(concat(" ", normalize-space(@class), " "), " result ")]')
+_TITLE = lxml.etree.XPath('.//a[contains(concat(" ", normalize-space(@class), " "), " result__a ")]')
+_SNIPPET = lxml.etree.XPath('.//*[contains(concat(" ", normalize-space(@class), " "), " result__snippet ")]')
+_NO_RESULTS = lxml.etree.XPath('boolean(//*[@id="links" or contains(@class, "no-results")])')
 _ANOMALY_MARKERS = ("anomaly-modal", "anomaly.js", "challenge-form", "bots use DuckDuckGo")
 _ALL_REGIONS = "wt-wt"
 
@@ -39,21 +44,21 @@ def parse_page(page: str, limit: int) -> list[dict[str, Any]] | None:
         return None
     tree = lxml.html.fromstring(page)
     found: list[dict[str, Any]] = []
-    for node in tree.find_class("result"):
+    for node in _RESULTS(tree):
         if "result--ad" in (node.get("class") or "").split():
             continue
-        links = node.find_class("result__a")
+        links = _TITLE(node)
         if not links:
             continue
         url = unwrap_link(links[0].get("href") or "")
         if not url.startswith(("http://", "https://")) or "duckduckgo.com/y.js" in url:
             continue
-        snippets = node.find_class("result__snippet")
+        snippets = _SNIPPET(node)
         snippet = snippets[0].text_content() if snippets else ""
         found.append({"title": links[0].text_content(), "url": url, "snippet": clean_text(snippet)})
         if len(found) >= limit:
             break
-    if found or tree.find_class("no-results") or tree.get_element_by_id("links", None) is not None:
+    if found or _NO_RESULTS(tree):
         return found
     return None
 

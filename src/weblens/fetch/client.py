@@ -1,0 +1,156 @@
+"""Download one URL safely: guarded pooled client, redirects re-checked, body capped while read.
+
+Redirects are followed here, one hop at a time, so every hop passes the SSRF guard (and
+robots.txt when asked). The body is read raw and decompressed here, so the byte cap
+applies to the decompressed size: a gzip bomb stops at the cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+import zlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import httpx
+
+from weblens.config import FetchConfig
+from weblens.errors import (
+    NotFoundError,
+    RateLimitedError,
+    TooLargeError,
+    UnsupportedContentError,
+    UpstreamError,
+    WeblensError,
+)
+from weblens.net import parse_retry_after, translate_errors
+from weblens.net.guarded import guarded_client, is_guarded
+from weblens.net.ssrf import Resolver, SsrfGuard, default_port
+
+__all__ = ["Downloaded", "close_clients", "download", "fetch_client", "guard_for"]
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_ACCEPT = "text/html,application/xhtml+xml,text/plain,text/markdown,application/json,application/pdf;q=0.9,*/*;q=0.5"
+_HEADERS = {"Accept": _ACCEPT, "Accept-Encoding": "gzip, deflate"}
+_GZIP_OR_ZLIB = 47  # zlib wbits: accept a gzip or a zlib header
+RobotsCheck = Callable[[httpx.URL], Awaitable[None]]
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[object, ...], httpx.AsyncClient]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@dataclass
+class Downloaded:
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    body: bytes
+
+
+def guard_for(config: FetchConfig, resolver: Resolver | None = None) -> SsrfGuard:
+    return SsrfGuard(allow_private=config.allow_private, allowed_hosts=config.allowed_hosts, resolver=resolver)
+
+
+def fetch_client(config: FetchConfig, resolver: Resolver | None = None) -> httpx.AsyncClient:
+    """The pooled guarded client for these settings on the running event loop."""
+    key = (
+        config.allow_private, tuple(config.allowed_hosts), config.user_agent, config.proxy,
+        config.timeout, config.connect_timeout, resolver,
+    )  # fmt: skip
+    per_loop = _clients.setdefault(asyncio.get_running_loop(), {})
+    client = per_loop.get(key)
+    if client is None or client.is_closed:
+        timeout = httpx.Timeout(config.timeout, connect=min(config.connect_timeout, config.timeout))
+        client = guarded_client(
+            guard_for(config, resolver), timeout=timeout, user_agent=config.user_agent, proxy=config.proxy
+        )
+        per_loop[key] = client
+    return client
+
+
+async def close_clients() -> None:
+    """Close the pooled fetch clients of the running loop (before a short-lived loop ends)."""
+    for client in _clients.pop(asyncio.get_running_loop(), {}).values():
+        await client.aclose()
+
+
+def _status_error(status: int, url: str, headers: httpx.Headers) -> WeblensError:
+    said = f"{url} answered HTTP {status}"
+    details = {"status": status, "url": url}
+    if status in (404, 410):
+        return NotFoundError(f"{said} (not found)", details=details)
+    if status == 429:
+        wait = parse_retry_after(headers)
+        return RateLimitedError(f"{said} (too many requests)", retry_after_s=wait, details=details)
+    retry_after = parse_retry_after(headers) if status == 503 else None
+    return UpstreamError(said, status=status, retry_after_s=retry_after, details=details)
+
+
+def _too_large(url: httpx.URL, cap: int) -> TooLargeError:
+    return TooLargeError(
+        f"the response from {url.host} is larger than the {cap:,} byte cap (fetch.max_bytes); nothing was kept",
+        details={"max_bytes": cap},
+    )
+
+
+async def _read_capped(response: httpx.Response, cap: int) -> bytes:
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
+        raise UnsupportedContentError(f"{response.url.host} sent an unsupported content encoding: {encoding}")
+    declared = response.headers.get("content-length", "")
+    if encoding in ("identity", "") and declared.isdigit() and int(declared) > cap:
+        raise _too_large(response.url, cap)
+    decoder = zlib.decompressobj(_GZIP_OR_ZLIB) if encoding not in ("identity", "") else None
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_raw():
+            while chunk:
+                if decoder is None:
+                    out, chunk = chunk, b""
+                else:
+                    out = decoder.decompress(chunk, cap - size + 1)
+                    chunk = decoder.unconsumed_tail
+                size += len(out)
+                if size > cap:
+                    raise _too_large(response.url, cap)
+                parts.append(out)
+        if decoder is not None:
+            parts.append(decoder.flush())
+    except zlib.error as exc:
+        raise UpstreamError(f"{response.url.host} sent a body that could not be decompressed: {exc}") from None
+    return b"".join(parts)
+
+
+async def download(
+    url: httpx.URL,
+    *,
+    client: httpx.AsyncClient,
+    guard: SsrfGuard,
+    config: FetchConfig,
+    robots: RobotsCheck | None = None,
+) -> Downloaded:
+    """GET `url`, following up to `config.max_redirects` redirects, each checked again."""
+    current = url
+    pinned = is_guarded(client)
+    for _ in range(config.max_redirects + 1):
+        if not pinned:  # a caller's own client: check what the name resolves to first
+            await guard.resolve(current.host, current.port or default_port(current.scheme))
+        if robots is not None:
+            await robots(current)
+        with translate_errors(current.host):
+            async with client.stream("GET", current, headers=_HEADERS) as r:
+                if r.status_code in _REDIRECTS and "location" in r.headers:
+                    current = guard.check_url(current.join(r.headers["location"]))
+                    continue
+                if r.status_code >= 400:
+                    raise _status_error(r.status_code, str(current), r.headers)
+                body = await _read_capped(r, config.max_bytes)
+                content_type = r.headers.get("content-type", "")
+        return Downloaded(str(url), str(current), r.status_code, content_type, body)
+    raise UpstreamError(
+        f"{url} redirected more than {config.max_redirects} times (fetch.max_redirects)", retryable=False
+    )

@@ -1,0 +1,102 @@
+"""A response body to text, by content type: HTML, text, JSON, PDF; anything else is refused.
+
+CPU-bound and synchronous on purpose: the fetcher runs it off the event loop.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from weblens.errors import UnsupportedContentError
+from weblens.fetch.decode import decode_body
+from weblens.fetch.html import extract_html, visible_text_length
+from weblens.fetch.pdf import pdf_to_text
+
+__all__ = ["Extracted", "extract", "media_type"]
+
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_TEXT_TYPES = frozenset(
+    {"application/xml", "application/javascript", "application/x-yaml", "application/yaml", "application/x-ndjson"}
+)
+_SNIFF_WINDOW = 512
+# Below this many visible characters an HTML page with scripts is taken for a JavaScript shell.
+_SHELL_VISIBLE_CHARS = 200
+JS_SHELL_NOTE = (
+    "The page holds no readable text: it looks like a JavaScript application whose content is "
+    "built in the browser, which weblens does not run. Try another source for this information."
+)
+EMPTY_NOTE = "The page holds no readable text."
+
+
+@dataclass
+class Extracted:
+    content: str
+    extractor: str
+    title: str = ""
+    byline: str | None = None
+    date: str | None = None
+    note: str | None = None
+
+
+def media_type(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def _sniff(body: bytes) -> str:
+    head = body[:_SNIFF_WINDOW].lstrip().lower()
+    if head.startswith(b"%pdf-"):
+        return "application/pdf"
+    if head.startswith((b"<!doctype html", b"<html", b"<head", b"<body")):
+        return "text/html"
+    if head.startswith((b"{", b"[")):
+        return "application/json"
+    return "text/plain" if b"\x00" not in head else "application/octet-stream"
+
+
+def _is_text(kind: str) -> bool:
+    return kind.startswith("text/") or kind in _TEXT_TYPES or kind.endswith(("+xml", "+yaml"))
+
+
+def _is_json(kind: str) -> bool:
+    return kind == "application/json" or kind.endswith("+json")
+
+
+def _html(body: bytes, content_type: str, url: str, raw: bool) -> Extracted:
+    text, _ = decode_body(body, content_type, html=True)
+    if raw:
+        return Extracted(text, "raw")
+    found = extract_html(text, url)
+    note = None
+    if not found.content:
+        shell = "<script" in text.lower() and visible_text_length(text) < _SHELL_VISIBLE_CHARS
+        note = JS_SHELL_NOTE if shell else EMPTY_NOTE
+    return Extracted(found.content, "trafilatura", found.title, found.byline, found.date, note)
+
+
+def _json(body: bytes, content_type: str) -> Extracted:
+    text, _ = decode_body(body, content_type)
+    try:
+        return Extracted(json.dumps(json.loads(text), indent=2, ensure_ascii=False), "json")
+    except json.JSONDecodeError:
+        return Extracted(text, "text", note="The body is labelled JSON but is not valid JSON; shown as sent.")
+
+
+def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False) -> Extracted:
+    """Turn a body into text; `raw` keeps HTML source as it is. Raises UnsupportedContentError."""
+    kind = media_type(content_type)
+    if kind in ("", "application/octet-stream", "binary/octet-stream"):
+        kind = _sniff(body)
+    if kind in _HTML_TYPES:
+        return _html(body, content_type, url, raw)
+    if kind == "application/pdf":
+        text, title = pdf_to_text(body)
+        return Extracted(text, "pypdf", title)
+    if _is_json(kind):
+        return _json(body, content_type)
+    if _is_text(kind):
+        text, _ = decode_body(body, content_type)
+        return Extracted(text, "text", note=None if text.strip() else EMPTY_NOTE)
+    raise UnsupportedContentError(
+        f"cannot turn {kind} content into text (weblens reads HTML, text, JSON and PDF)", details={"type": kind}
+    )

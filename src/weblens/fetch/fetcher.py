@@ -1,0 +1,135 @@
+"""`fetch(url)`: any URL to a page of clean text, safely, bounded, and paged from the cache."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+
+from weblens.cache import Cache, cache_key
+from weblens.config import Settings, get_settings
+from weblens.errors import ToolTimeoutError, ToolValidationError
+from weblens.fetch.client import download, fetch_client, guard_for
+from weblens.fetch.document import Document, Page
+from weblens.fetch.extract import extract
+from weblens.fetch.paging import page_bounds
+from weblens.fetch.robots import RobotsPolicy
+from weblens.net.ssrf import Resolver
+
+__all__ = ["fetch", "fetch_document"]
+
+_NAMESPACE = "fetch"
+_caches: dict[str, Cache] = {}
+
+
+def _default_cache(settings: Settings) -> Cache:
+    """One cache per file for library callers that pass none (shared across calls)."""
+    path = str(settings.cache_path)
+    cache = _caches.get(path)
+    if cache is None:
+        cache = _caches[path] = Cache(settings.cache_path, enabled=settings.cache.enabled)
+    return cache
+
+
+async def fetch_document(
+    url: str,
+    *,
+    raw: bool = False,
+    settings: Settings | None = None,
+    client: httpx.AsyncClient | None = None,
+    cache: Cache | None = None,
+    timeout: float | None = None,
+    respect_robots: bool | None = None,
+    resolver: Resolver | None = None,
+    use_cache: bool = True,
+) -> tuple[Document, bool]:
+    """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
+    settings = settings or get_settings()
+    config = settings.fetch
+    guard = guard_for(config, resolver)
+    target = guard.check_url(url)
+    if timeout is not None and timeout <= 0:
+        raise ToolValidationError("timeout must be positive")
+    limit = config.timeout if timeout is None else min(timeout, config.timeout)
+    cache = cache if cache is not None else _default_cache(settings)
+    http = client or fetch_client(config, resolver)
+    robots = None
+    if config.respect_robots if respect_robots is None else respect_robots:
+        robots = RobotsPolicy(http, cache, config.user_agent, config.cache_ttl_s)
+        await robots(target)
+
+    async def compute() -> dict[str, object]:
+        try:
+            async with asyncio.timeout(limit):
+                got = await download(target, client=http, guard=guard, config=config, robots=robots)
+                out = await asyncio.to_thread(extract, got.body, got.content_type, got.final_url, raw=raw)
+        except TimeoutError:
+            # the whole budget is spent: trying again within it cannot succeed
+            raise ToolTimeoutError(f"fetching {target} took longer than {limit:g} s", retryable=False) from None
+        document = Document(
+            url=got.url,
+            final_url=got.final_url,
+            status=got.status,
+            content_type=got.content_type,
+            title=out.title,
+            byline=out.byline,
+            date=out.date,
+            content=out.content,
+            extractor=out.extractor,
+            total_length=len(out.content),
+            note=out.note,
+        )
+        return document.model_dump()
+
+    # the policy is part of the key: a page fetched under a looser guard is not served to a stricter one
+    key = cache_key(str(target), raw, config.allow_private, sorted(config.allowed_hosts))
+    data, cached = await cache.get_or_compute(_NAMESPACE, key, config.cache_ttl_s, compute, use_cache=use_cache)
+    return Document.model_validate(data), cached
+
+
+async def fetch(
+    url: str,
+    *,
+    max_length: int | None = None,
+    start_index: int = 0,
+    raw: bool = False,
+    settings: Settings | None = None,
+    client: httpx.AsyncClient | None = None,
+    cache: Cache | None = None,
+    timeout: float | None = None,
+    respect_robots: bool | None = None,
+    resolver: Resolver | None = None,
+    use_cache: bool = True,
+) -> Page:
+    """Fetch `url` and return one page of its text (markdown for HTML).
+
+    `max_length` characters from `start_index` (default `fetch.max_length`); the page says
+    `total_length`, `truncated` and `next_start_index`. The extracted document is cached
+    (`fetch.cache_ttl_s`), so the next page costs no request. `timeout` may lower the
+    configured total (`fetch.timeout`), never raise it. `client` should come from
+    `weblens.net.ssrf.guarded_client`; another client is checked before each hop but not
+    pinned to the checked address. Raises `WeblensError` subclasses (`blocked`,
+    `too_large`, `unsupported_content`, `not_found`, `timeout`, `upstream_error`, ...).
+    """
+    settings = settings or get_settings()
+    if max_length is not None and max_length <= 0:
+        raise ToolValidationError("max_length must be a positive number of characters")
+    if start_index < 0:
+        raise ToolValidationError("start_index must not be negative")
+    document, cached = await fetch_document(
+        url,
+        raw=raw,
+        settings=settings,
+        client=client,
+        cache=cache,
+        timeout=timeout,
+        respect_robots=respect_robots,
+        resolver=resolver,
+        use_cache=use_cache,
+    )
+    if start_index > document.total_length and start_index > 0:
+        raise ToolValidationError(
+            f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
+        )
+    end, next_start = page_bounds(document.content, start_index, max_length or settings.fetch.max_length)
+    return Page.of(document, document.content[start_index:end], start_index, next_start, cached)

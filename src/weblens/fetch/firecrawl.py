@@ -1,0 +1,136 @@
+"""Firecrawl's scrape API (hosted or self-hosted): a URL to markdown through their browser farm.
+
+Errors map onto weblens codes: 400 validation_error, 401 not_configured, 402 (no credits)
+upstream_error, 403 blocked, 408 timeout, 429 rate_limited (the wait is in the message,
+not a header), 5xx upstream_error. A 200 can carry the *target's* failure in
+`metadata.statusCode`; that is reported as the page's error, not as a success.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from weblens.config import FirecrawlConfig, setting_hint
+from weblens.errors import (
+    BlockedError,
+    NotConfiguredError,
+    NotFoundError,
+    RateLimitedError,
+    ToolTimeoutError,
+    ToolValidationError,
+    UpstreamError,
+    WeblensError,
+)
+from weblens.net import parse_retry_after, shared_client, translate_errors
+
+__all__ = ["FirecrawlClient", "FirecrawlPage"]
+
+_SCRAPE_PATH = "/v1/scrape"
+_FORMATS = {"markdown": "markdown", "html": "html", "text": "markdown", "rawHtml": "rawHtml"}
+_RETRY_AFTER = re.compile(r"retry after (\d+(?:\.\d+)?)\s*s", re.I)
+_MS = 1000
+
+
+@dataclass
+class FirecrawlPage:
+    content: str
+    title: str
+    source_url: str
+    status_code: int
+    links: list[str] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def _error_text(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:300]
+    if isinstance(body, dict):
+        return str(body.get("error") or body.get("message") or body.get("code") or "")[:500]
+    return ""
+
+
+def _api_error(response: httpx.Response) -> WeblensError:
+    status = response.status_code
+    said = _error_text(response)
+    message = f"Firecrawl answered HTTP {status}" + (f": {said}" if said else "")
+    if status == 400:
+        return ToolValidationError(message)
+    if status == 401:
+        return NotConfiguredError(f"{message}; {setting_hint('firecrawl', 'api_key')}")
+    if status == 402:
+        return UpstreamError(f"{message} (out of Firecrawl credits)", status=status, retryable=False)
+    if status == 403:
+        return BlockedError(message)
+    if status == 408:
+        return ToolTimeoutError(message)
+    if status == 429:
+        match = _RETRY_AFTER.search(said)
+        wait = float(match.group(1)) if match else parse_retry_after(response.headers)
+        return RateLimitedError(message, retry_after_s=wait)
+    return UpstreamError(message, status=status)
+
+
+class FirecrawlClient:
+    """POST {base_url}/v1/scrape with a Bearer key; returns the page or raises a WeblensError.
+
+    `client` None means the process's pooled client (taken when a call runs, on its loop)."""
+
+    def __init__(
+        self, config: FirecrawlConfig, client: httpx.AsyncClient | None = None, *, api_key: str | None = None
+    ) -> None:
+        key = api_key or (config.api_key.get_secret_value() if config.api_key else None)
+        if not key:
+            raise NotConfiguredError(f"Firecrawl needs an API key: {setting_hint('firecrawl', 'api_key')}")
+        self._key = key
+        self._config = config
+        self._client = client
+
+    async def scrape(
+        self,
+        url: str,
+        *,
+        formats: Sequence[str] = ("markdown",),
+        include_links: bool = False,
+        timeout_s: float | None = None,
+    ) -> FirecrawlPage:
+        wanted = list(dict.fromkeys(_FORMATS.get(f, f) for f in formats)) or ["markdown"]
+        if include_links and "links" not in wanted:
+            wanted.append("links")
+        limit = min(timeout_s or self._config.timeout, self._config.timeout)
+        payload = {"url": url, "formats": wanted, "timeout": int(limit * _MS)}
+        endpoint = self._config.base_url.rstrip("/") + _SCRAPE_PATH
+        with translate_errors("Firecrawl"):
+            response = await (self._client or shared_client()).post(
+                endpoint,
+                json=payload,
+                headers={"Authorization": f"Bearer {self._key}"},
+                timeout=limit + 5.0,  # Firecrawl's own timeout answers first (408)
+            )
+        if response.status_code >= 400:
+            raise _api_error(response)
+        try:
+            body = response.json()
+        except ValueError:
+            raise UpstreamError("Firecrawl answered something that is not JSON", status=response.status_code) from None
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(body, dict) or not body.get("success") or not isinstance(data, dict):
+            said = body.get("error", "") if isinstance(body, dict) else ""
+            raise UpstreamError(f"Firecrawl did not scrape {url}: {said}")
+        metadata = data.get("metadata") or {}
+        status = int(metadata.get("statusCode") or 200)
+        source = str(metadata.get("sourceURL") or metadata.get("url") or url)
+        if status >= 400:
+            details = {"status": status, "url": source}
+            if status in (404, 410):
+                raise NotFoundError(f"Firecrawl fetched {source}, but the page answered HTTP {status}", details=details)
+            raise UpstreamError(f"Firecrawl fetched {source}, but the page answered HTTP {status}", status=status)
+        content = data.get("markdown") or data.get("html") or data.get("rawHtml") or ""
+        links = [str(link) for link in data.get("links") or []] if include_links else None
+        return FirecrawlPage(str(content), str(metadata.get("title") or ""), source, status, links, metadata)

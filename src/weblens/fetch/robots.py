@@ -1,0 +1,62 @@
+"""Optional robots.txt check, through the same guarded client, cached per site.
+
+Off by default: weblens fetches one page because a person (through their agent) asked
+for it, like a browser does; robots.txt governs crawlers. Turn it on with
+`fetch.respect_robots` or per call. RFC 9309: a 4xx robots.txt allows everything, a 5xx
+or unreachable one disallows everything.
+"""
+
+from __future__ import annotations
+
+import urllib.robotparser
+
+import httpx
+
+from weblens.cache import Cache, cache_key
+from weblens.errors import BlockedError, WeblensError
+from weblens.net import translate_errors
+
+__all__ = ["RobotsPolicy"]
+
+_MAX_ROBOTS_BYTES = 512 * 1024
+_NAMESPACE = "robots"
+
+
+class RobotsPolicy:
+    """Raises BlockedError for a URL the site's robots.txt disallows for our user agent."""
+
+    def __init__(self, client: httpx.AsyncClient, cache: Cache, user_agent: str, ttl_s: float) -> None:
+        self._client = client
+        self._cache = cache
+        self._agent = user_agent
+        self._ttl = ttl_s
+
+    async def _rules(self, origin: str) -> dict[str, object]:
+        async def load() -> dict[str, object]:
+            try:
+                with translate_errors(f"{origin}/robots.txt"):
+                    response = await self._client.get(f"{origin}/robots.txt")
+            except BlockedError:
+                raise
+            except WeblensError:
+                return {"status": 599, "text": ""}
+            return {"status": response.status_code, "text": response.text[:_MAX_ROBOTS_BYTES]}
+
+        rules, _ = await self._cache.get_or_compute(_NAMESPACE, cache_key(origin), self._ttl, load)
+        return rules
+
+    async def __call__(self, url: httpx.URL) -> None:
+        origin = f"{url.scheme}://{url.netloc.decode('ascii')}"
+        rules = await self._rules(origin)
+        status = int(str(rules["status"]))
+        if status >= 500:
+            raise BlockedError(
+                f"robots.txt of {url.host} could not be read (HTTP {status}), which means no fetching "
+                "(respect_robots is on)"
+            )
+        if status >= 300:
+            return
+        parser = urllib.robotparser.RobotFileParser()
+        parser.parse(str(rules["text"]).splitlines())
+        if not parser.can_fetch(self._agent, str(url)):
+            raise BlockedError(f"robots.txt of {url.host} disallows fetching {url.path} (respect_robots is on)")

@@ -1,0 +1,104 @@
+"""Seed 003's `firecrawl_tool`: scrape a URL through Firecrawl (hosted or self-hosted)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+from weblens.context import ToolContext
+from weblens.fetch.firecrawl import FirecrawlClient
+from weblens.result import Source, ToolResult
+from weblens.runtime import Runtime
+from weblens.tool import Retry, Tool
+from weblens.tools.fetch import untrusted_block
+
+__all__ = ["FirecrawlInput", "FirecrawlMetadata", "FirecrawlOutput", "FirecrawlTool", "firecrawl_tool"]
+
+DESCRIPTION = (
+    "Scrape a web page with Firecrawl (a hosted browser that also renders JavaScript) and return "
+    "its content as markdown, with the page's links when include_links is true."
+)
+_MARGIN_S = 10.0
+
+
+class FirecrawlInput(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    url: str = Field(description="The URL of the page to scrape")
+    include_links: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("include_links", "includeLinks"),
+        description="Whether to include the page's links",
+    )
+
+
+class FirecrawlMetadata(BaseModel):
+    source_url: str
+    status_code: int
+
+
+class FirecrawlOutput(BaseModel):
+    content: str
+    title: str
+    links: list[str] | None = None
+    metadata: FirecrawlMetadata
+
+
+class FirecrawlTool(Tool[FirecrawlInput]):
+    name = "firecrawl"
+    description = DESCRIPTION
+    params = FirecrawlInput
+    output = FirecrawlOutput
+    key_param = "url"
+
+    def __init__(
+        self,
+        client: FirecrawlClient,
+        *,
+        formats: Sequence[str] = ("markdown",),
+        timeout: float | None = None,
+        name: str | None = None,
+    ) -> None:
+        self._client = client
+        self._formats = tuple(formats)
+        self._scrape_timeout = timeout
+        super().__init__(name=name, timeout=(timeout or 60.0) + _MARGIN_S, retry=Retry(max_attempts=2))
+
+    async def run(self, params: FirecrawlInput, ctx: ToolContext) -> ToolResult:
+        page = await self._client.scrape(
+            params.url, formats=self._formats, include_links=params.include_links, timeout_s=self._scrape_timeout
+        )
+        out = FirecrawlOutput(
+            content=page.content,
+            title=page.title,
+            links=page.links,
+            metadata=FirecrawlMetadata(source_url=page.source_url, status_code=page.status_code),
+        )
+        text = f"URL: {page.source_url} (HTTP {page.status_code}, via Firecrawl)\nTitle: {page.title}\n\n"
+        text += untrusted_block(page.content, page.source_url)
+        if page.links:
+            text += "\n\nLinks:\n" + "\n".join(f"- {link}" for link in page.links)
+        return ToolResult.success(
+            text,
+            data=out.model_dump(mode="json", exclude_none=True),
+            sources=[Source(title=page.title, url=page.source_url)],
+            brief=f"{page.title or page.source_url} (Firecrawl)",
+        )
+
+
+def firecrawl_tool(
+    api_key: str | None = None,
+    formats: Sequence[str] = ("markdown",),
+    timeout: float | None = None,
+    *,
+    runtime: Runtime | None = None,
+) -> FirecrawlTool:
+    """Seed 003's `firecrawlTool({apiKey, formats, timeout})`; `timeout` in seconds.
+
+    The key defaults to FIRECRAWL_API_KEY, the base URL to `firecrawl.base_url`.
+    """
+    runtime = runtime or Runtime.from_settings()
+    config = runtime.settings.firecrawl
+    client = FirecrawlClient(config, runtime.client, api_key=api_key)
+    return FirecrawlTool(client, formats=formats, timeout=timeout or config.timeout)

@@ -1,0 +1,338 @@
+"""The search tool, once, and the configured instances the seeds name.
+
+`web_search` (seed 001) asks the router (automatic provider choice and fallback);
+`brave_web_search`/`tavily_web_search` (seed 000), `WebSearch` (seed 002), `serper_tool`
+(seed 003) and `search_web` (seed 004) are the same tool with other parameters, a fixed
+provider and their own output shape. Text for the model is rendered here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Literal, TypeVar
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+
+from weblens.config import Settings
+from weblens.context import ToolContext
+from weblens.errors import WeblensError
+from weblens.redact import register_secret
+from weblens.result import Source, ToolResult
+from weblens.runtime import Runtime
+from weblens.search import SearchResponse, SearchRouter, is_configured
+from weblens.search.models import MAX_RESULTS, Query, make_request
+from weblens.tool import Tool
+
+__all__ = [
+    "SEARCH_FACTORIES",
+    "SearchTool",
+    "SearchWebTool",
+    "SerperSearchTool",
+    "TavilyWebSearchTool",
+    "WebSearch",
+    "WebSearchTool",
+    "router_for_runtime",
+    "search_web",
+    "serper_tool",
+]
+
+_ROUTER_KEY = "weblens.search.router"
+NO_RESULTS_ADVICE = (
+    "The search worked but found nothing. Do not repeat the same query: try different words, "
+    "or answer without web results and say so."
+)
+
+
+def router_for_runtime(runtime: Runtime) -> SearchRouter:
+    """One router per runtime, so every search tool shares its breaker, rate limits and cache."""
+    router = runtime.extras.get(_ROUTER_KEY)
+    if not isinstance(router, SearchRouter):
+        router = SearchRouter(runtime.settings, client=runtime.client, cache=runtime.cache)
+        runtime.extras[_ROUTER_KEY] = router
+    return router
+
+
+# -- parameters ---------------------------------------------------------------------------
+
+
+class SearchParams(BaseModel):
+    query: Query = Field(description="What to search the web for")
+
+    def search_fields(self) -> dict[str, Any]:
+        return {"query": self.query}
+
+
+class WebSearchParams(SearchParams):
+    max_results: int = Field(default=5, ge=1, le=MAX_RESULTS, description="How many results (1-10)")
+
+    def search_fields(self) -> dict[str, Any]:
+        return {"query": self.query, "max_results": self.max_results}
+
+
+class CountParams(SearchParams):
+    """Seed 000: `count` below 1 is an error, above 10 is treated as 10."""
+
+    count: int = Field(default=10, ge=1, description="How many results (1-10; larger values mean 10)")
+
+    @field_validator("count")
+    @classmethod
+    def _clamp(cls, value: int) -> int:
+        return min(value, MAX_RESULTS)
+
+    def search_fields(self) -> dict[str, Any]:
+        return {"query": self.query, "max_results": self.count}
+
+
+class LimitParams(SearchParams):
+    limit: int = Field(default=5, ge=1, le=MAX_RESULTS, description="Number of results (default: 5, max: 10)")
+
+    def search_fields(self) -> dict[str, Any]:
+        return {"query": self.query, "max_results": self.limit}
+
+
+class SerperParams(SearchParams):
+    type: Literal["search", "news", "images"] = Field(default="search", description="What kind of results")
+
+    def search_fields(self) -> dict[str, Any]:
+        return {"query": self.query, "kind": self.type}
+
+
+SP = TypeVar("SP", bound=SearchParams)
+
+
+# -- the tool -------------------------------------------------------------------------------
+
+
+class _SearchToolBase(Tool[SP]):
+    """Validate, ask the router, render. Subclasses set params, provider and `present`."""
+
+    fixed_providers: ClassVar[tuple[str, ...] | None] = None
+    """Fixed providers in order; None lets the router choose."""
+    request_defaults: ClassVar[Mapping[str, Any]] = {}
+    """Request fields the parameters do not set (e.g. seed 004's three results)."""
+    key_param = "query"
+
+    def __init__(
+        self,
+        runtime: Runtime | None = None,
+        *,
+        providers: tuple[str, ...] | None = None,
+        defaults: dict[str, Any] | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(**options)
+        self._runtime = runtime
+        self.providers = providers if providers is not None else self.fixed_providers
+        self.defaults = {**self.request_defaults, **(defaults or {})}
+
+    @property
+    def runtime(self) -> Runtime:
+        if self._runtime is None:
+            self._runtime = Runtime.from_settings()
+        return self._runtime
+
+    def provider_order(self, settings: Settings) -> tuple[str, ...] | None:
+        return self.providers
+
+    async def run(self, params: SP, ctx: ToolContext) -> ToolResult:
+        request = make_request(**{**self.defaults, **params.search_fields()})
+        runtime = self.runtime
+        try:
+            response = await router_for_runtime(runtime).search(
+                request, provider=self.provider_order(runtime.settings)
+            )
+        except WeblensError as exc:
+            return self.present_failure(exc)
+        return self.present(response)
+
+    def present(self, response: SearchResponse) -> ToolResult:
+        return _standard(response)
+
+    def present_failure(self, exc: WeblensError) -> ToolResult:
+        return ToolResult.from_exception(exc)
+
+
+def _sources(response: SearchResponse) -> list[Source]:
+    return [Source(title=r.title, url=r.url) for r in response.results]
+
+
+def _fallback_note(response: SearchResponse) -> str:
+    if not response.failures:
+        return ""
+    failed = ", ".join(f"{f.provider} ({f.code})" for f in response.failures)
+    return f"\n(Answered by {response.provider} after {failed} failed.)"
+
+
+def _standard(response: SearchResponse) -> ToolResult:
+    """Seed 001's shape: data {query, results[{title,url,snippet,published_at}], provider}."""
+    results = [
+        {"title": r.title, "url": r.url, "snippet": r.snippet, "published_at": r.published_at}
+        for r in response.results
+    ]
+    data: dict[str, Any] = {"query": response.query, "results": results, "provider": response.provider}
+    if response.failures:
+        data["failures"] = [f.model_dump() for f in response.failures]
+    if not results:
+        text = f'No results found for "{response.query}" (searched with {response.provider}). {NO_RESULTS_ADVICE}'
+        return ToolResult.success(text + _fallback_note(response), data=data, brief=f"No results: {response.query}")
+    lines = [f'Search results for "{response.query}" (via {response.provider}):']
+    answer = response.extras.get("answer")
+    if isinstance(answer, str) and answer:
+        lines.append(f"\nAnswer: {answer}")
+    for r in response.results:
+        lines.append(f"\n{r.position}. {r.title or r.url}\n   {r.url}")
+        if r.snippet:
+            lines.append(f"   {r.snippet}")
+        if r.published_at:
+            lines.append(f"   Published: {r.published_at}")
+    text = "\n".join(lines) + _fallback_note(response)
+    brief = f"{len(results)} results for {response.query} ({response.provider})"
+    return ToolResult.success(text, data=data, sources=_sources(response), brief=brief)
+
+
+class SearchTool(_SearchToolBase[WebSearchParams]):
+    """`web_search` (seed 001): any configured provider, with fallback."""
+
+    name = "web_search"
+    description = (
+        "Search the web and get titles, URLs and snippets of matching pages, with their sources. "
+        "Use it for current events, facts you are unsure of, or anything that may have changed. "
+        "If nothing is found, the result says so: do not repeat the same query."
+    )
+    params = WebSearchParams
+
+
+class WebSearchTool(_SearchToolBase[CountParams]):
+    """Seed 000's existing Brave tool; uses Tavily instead when `[web_search.tavily]` is set (§9)."""
+
+    name = "brave_web_search"
+    description = "Search the web with Brave Search. Returns title, URL and description for each result."
+    params = CountParams
+    fixed_providers = ("brave",)
+
+    def provider_order(self, settings: Settings) -> tuple[str, ...] | None:
+        if self.providers == self.fixed_providers and settings.web_search.tavily is not None:
+            return ("tavily",)
+        return self.providers
+
+
+class TavilyWebSearchTool(_SearchToolBase[CountParams]):
+    """Seed 000: the same interface and output as `WebSearchTool`, answered by Tavily."""
+
+    name = "tavily_web_search"
+    description = "Search the web with Tavily. Returns title, URL and description for each result."
+    params = CountParams
+    fixed_providers = ("tavily",)
+
+
+class WebSearch(_SearchToolBase[LimitParams]):
+    """Seed 002's DuckDuckGo search with markdown output."""
+
+    name = "WebSearch"
+    description = "Search the web with DuckDuckGo (no API key needed). Returns a markdown list of results."
+    params = LimitParams
+    fixed_providers = ("duckduckgo",)
+
+    def present(self, response: SearchResponse) -> ToolResult:
+        if not response.results:
+            return ToolResult.success(f"No results found for: {response.query}\n\n{NO_RESULTS_ADVICE}",
+                                      data={"query": response.query, "results": []}, brief="No results")
+        lines = [f"# Search Results for: {response.query}\n"]
+        for r in response.results:
+            lines += [f"## {r.position}. {r.title or 'No Title'}\n", f"**URL**: {r.url}\n",
+                      f"**Summary**: {r.snippet}\n", "---\n"]
+        data = {"query": response.query, "results": [r.model_dump() for r in response.results]}
+        return ToolResult.success("\n".join(lines), data=data, sources=_sources(response),
+                                  brief=f"Found {len(response.results)} results")
+
+
+class SerperSearchTool(_SearchToolBase[SerperParams]):
+    """Seed 003's `serperTool`: output {organic[{title, link, snippet, position}], knowledge_graph?}."""
+
+    name = "serper_search"
+    description = "Search Google through Serper: web pages, news or images for a query."
+    params = SerperParams
+    fixed_providers = ("serper",)
+    request_defaults: ClassVar[Mapping[str, Any]] = {"max_results": 10}
+
+    def present(self, response: SearchResponse) -> ToolResult:
+        base = _standard(response)
+        organic = [{"title": r.title, "link": r.url, "snippet": r.snippet, "position": r.position}
+                   for r in response.results]
+        data: dict[str, Any] = {"organic": organic}
+        graph = response.extras.get("knowledge_graph")
+        if isinstance(graph, dict):
+            data["knowledge_graph"] = {"title": graph.get("title", ""), "description": graph.get("description", "")}
+        base.data = data
+        return base
+
+
+class SearchWebTool(_SearchToolBase[SearchParams]):
+    """Seed 004's `search_web`: Tavily, at most 3 results, a JSON string either way."""
+
+    name = "search_web"
+    description = "Search the web for up-to-date information. Returns a JSON list of {title, url, content}."
+    params = SearchParams
+    fixed_providers = ("tavily",)
+    request_defaults: ClassVar[Mapping[str, Any]] = {"max_results": 3}
+
+    def present(self, response: SearchResponse) -> ToolResult:
+        items = [{"title": r.title, "url": r.url, "content": r.snippet} for r in response.results[:3]]
+        return ToolResult.success(json.dumps(items, ensure_ascii=False), data=items, sources=_sources(response),
+                                  brief=f"{len(items)} results")
+
+    def present_failure(self, exc: WeblensError) -> ToolResult:
+        result = ToolResult.from_exception(exc)
+        result.text = json.dumps({"error": exc.message, "code": exc.code}, ensure_ascii=False)
+        return result
+
+
+# -- factories ------------------------------------------------------------------------------
+
+
+def serper_tool(
+    api_key: str | None = None,
+    country: str | None = None,
+    locale: str | None = None,
+    num_results: int = 10,
+    *,
+    runtime: Runtime | None = None,
+) -> SerperSearchTool:
+    """Seed 003: a Serper tool; `api_key` overrides SERPER_API_KEY for this tool only."""
+    runtime = runtime or Runtime.from_settings()
+    if api_key:
+        register_secret(api_key)
+        serper = runtime.settings.serper.model_copy(update={"api_key": SecretStr(api_key)})
+        settings = runtime.settings.model_copy(update={"serper": serper})
+        runtime = Runtime(settings=settings, cache=runtime.cache, client=runtime.client)
+    defaults = {"max_results": min(num_results, MAX_RESULTS), "country": country, "locale": locale}
+    return SerperSearchTool(runtime, defaults=defaults)
+
+
+def search_web(runtime: Runtime) -> SearchWebTool | None:
+    """Seed 004: registered only when a Tavily key is configured."""
+    return SearchWebTool(runtime) if is_configured("tavily", runtime.settings) else None
+
+
+def _when_configured(make: Callable[[Runtime], _SearchToolBase[Any]], provider: str) -> Callable[..., Any]:
+    def factory(runtime: Runtime) -> _SearchToolBase[Any] | None:
+        return make(runtime) if is_configured(provider, runtime.settings) else None
+
+    return factory
+
+
+def _brave_web_search(runtime: Runtime) -> WebSearchTool | None:
+    tool = WebSearchTool(runtime)
+    order = tool.provider_order(runtime.settings) or ()
+    return tool if all(is_configured(name, runtime.settings) for name in order) else None
+
+
+SEARCH_FACTORIES: list[Callable[[Runtime], Tool[Any] | None]] = [
+    SearchTool,
+    _brave_web_search,
+    _when_configured(TavilyWebSearchTool, "tavily"),
+    WebSearch,
+    _when_configured(lambda runtime: serper_tool(runtime=runtime), "serper"),
+    search_web,
+]

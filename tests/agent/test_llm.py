@@ -1,0 +1,103 @@
+"""The OpenAI-compatible model client: settings, streaming assembly, failures as weblens errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from weblens import Settings
+from weblens.agent import ChatModel, ModelTurn
+from weblens.errors import NotConfiguredError, RateLimitedError, UpstreamError
+from weblens.testing.llm import ScriptedLLM, Turn, call
+from weblens.testing.server import Reply
+
+API_KEY = "sk-test-secret-123456"
+
+
+async def drain(model: ChatModel, **kwargs: Any) -> tuple[list[str], ModelTurn]:
+    pieces: list[str] = []
+    turn = ModelTurn()
+    async for piece in model.stream([{"role": "user", "content": "hi"}], **kwargs):
+        if isinstance(piece, ModelTurn):
+            turn = piece
+        else:
+            pieces.append(piece)
+    return pieces, turn
+
+
+def test_missing_settings_name_the_variables() -> None:
+    with pytest.raises(NotConfiguredError) as caught:
+        ChatModel.from_settings(Settings())
+    assert "WEBLENS_LLM_BASE_URL" in caught.value.message and "WEBLENS_LLM_MODEL" in caught.value.message
+
+    with pytest.raises(NotConfiguredError) as only_model:
+        ChatModel.from_settings(Settings(llm={"base_url": "http://127.0.0.1:9/v1"}))
+    assert "WEBLENS_LLM_MODEL" in only_model.value.message and "BASE_URL" not in only_model.value.message
+
+
+async def test_settings_from_the_environment_reach_the_server(
+    llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WEBLENS_LLM_BASE_URL", llm.base_url)
+    monkeypatch.setenv("WEBLENS_LLM_MODEL", "qwen-max")
+    monkeypatch.setenv("WEBLENS_LLM_API_KEY", API_KEY)
+    llm.add(Turn(text="hello there"))
+    model = ChatModel.from_settings(Settings())
+    try:
+        pieces, turn = await drain(model)
+    finally:
+        await model.aclose()
+
+    assert "".join(pieces) == "hello there" and len(pieces) > 1
+    assert turn.text == "hello there" and turn.finish_reason == "stop"
+    assert turn.usage is not None and turn.usage.total_tokens == 20
+    request = llm.server.requests[0]
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == f"Bearer {API_KEY}"
+    assert llm.sent[0]["model"] == "qwen-max"
+
+
+async def test_tool_call_fragments_are_assembled(llm: ScriptedLLM, model: ChatModel) -> None:
+    args = {"query": "北京 天气 today", "max_results": 3}
+    llm.add(Turn(tool_calls=[call("web_search", args, id="a"), call("get_weather", {"city": "Beijing"}, id="b")]))
+
+    _, turn = await drain(model, tools=[{"type": "function", "function": {"name": "web_search", "parameters": {}}}])
+
+    assert [(c.id, c.name) for c in turn.tool_calls] == [("a", "web_search"), ("b", "get_weather")]
+    assert turn.tool_calls[0].arguments == '{"query": "北京 天气 today", "max_results": 3}'
+    assert turn.finish_reason == "tool_calls"
+
+
+async def test_a_refused_key_is_not_configured_and_never_shows_the_key(llm: ScriptedLLM, model: ChatModel) -> None:
+    llm.add(Turn(status=401, error="Incorrect API key provided"))
+
+    with pytest.raises(NotConfiguredError) as caught:
+        await drain(model)
+
+    assert "HTTP 401" in caught.value.message and "WEBLENS_LLM_API_KEY" in caught.value.message
+    assert API_KEY not in str(caught.value)
+
+
+async def test_rate_limits_are_retried_then_reported(llm: ScriptedLLM, model: ChatModel) -> None:
+    headers = {"Retry-After": "0", "retry-after-ms": "1"}
+    too_many = Reply(status=429, body={"error": {"message": "slow down"}}, headers=headers)
+    llm.server.queue("/v1/chat/completions", too_many, too_many)
+    llm.add(Turn(text="finally"))
+
+    pieces, _ = await drain(model)
+    assert "".join(pieces) == "finally"
+
+    llm.server.queue("/v1/chat/completions", too_many, too_many, too_many)
+    with pytest.raises(RateLimitedError):
+        await drain(model)
+
+
+async def test_an_unreachable_endpoint_is_an_upstream_error() -> None:
+    model = ChatModel(base_url="http://127.0.0.1:9/v1", model="m", timeout=5, max_retries=0)
+    try:
+        with pytest.raises(UpstreamError) as caught:
+            await drain(model)
+    finally:
+        await model.aclose()
+    assert "127.0.0.1:9" in caught.value.message

@@ -1,0 +1,148 @@
+"""The chat server on a real uvicorn thread, a scripted model, and an SSE-reading client."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from pydantic import BaseModel
+from starlette.applications import Starlette
+
+from weblens import Settings, Source, ToolResult, Toolset, define_tool
+from weblens.app.server import create_app
+from weblens.testing.llm import ScriptedLLM
+
+STARTUP_TIMEOUT_S = 10.0
+
+
+class Query(BaseModel):
+    query: str
+
+
+async def _search(params: Query) -> ToolResult:
+    sources = [
+        Source(title="AI News Daily", url="https://news.example/ai"),
+        Source(title="Lab", url="https://lab.example/"),
+    ]
+    return ToolResult.success(f"results for {params.query}", sources=sources, brief="2 results")
+
+
+def search_toolset() -> Toolset:
+    return Toolset([define_tool(name="web_search", description="Search the web", input_schema=Query, execute=_search)])
+
+
+class ServerThread:
+    """An app served by uvicorn on 127.0.0.1 in a background thread (with its lifespan)."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the chat server did not start")
+            time.sleep(0.005)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@dataclass
+class Sse:
+    event: str
+    data: dict[str, Any]
+
+
+def parse_sse(text: str) -> list[Sse]:
+    events = []
+    for block in text.split("\n\n"):
+        name, data = "message", []
+        for line in block.splitlines():
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+        if data:
+            events.append(Sse(name, json.loads("\n".join(data))))
+    return events
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def make_settings(tmp_path: Any, llm: ScriptedLLM) -> Callable[..., Settings]:
+    def make(*, with_llm: bool = True, **overrides: Any) -> Settings:
+        values: dict[str, Any] = {"data_dir": tmp_path / "data", "cache": {"enabled": False}}
+        if with_llm:
+            values["llm"] = {"base_url": llm.base_url, "model": "scripted-model"}
+        values.update(overrides)
+        return Settings(**values)
+
+    return make
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., ServerThread]]:
+    started: list[ServerThread] = []
+
+    def start(settings: Settings, toolset: Toolset | None = None) -> ServerThread:
+        server = ServerThread(create_app(settings, toolset=toolset if toolset is not None else search_toolset()))
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+async def client(
+    serve: Callable[..., ServerThread], make_settings: Callable[..., Settings]
+) -> AsyncIterator[httpx.AsyncClient]:
+    server = serve(make_settings())
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+        yield http
+
+
+@pytest.fixture
+def chat(client: httpx.AsyncClient) -> Callable[..., Any]:
+    """chat(message, session_id=None) -> list of SSE events (the whole stream)."""
+
+    async def send(message: str, session_id: str | None = None) -> list[Sse]:
+        body: dict[str, Any] = {"message": message}
+        if session_id is not None:
+            body["session_id"] = session_id
+        response = await client.post("/api/chat", json=body)
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return parse_sse(response.text)
+
+    return send
+
+
+@pytest.fixture
+def sse() -> Callable[[str], list[Sse]]:
+    return parse_sse

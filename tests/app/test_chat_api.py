@@ -1,0 +1,202 @@
+"""POST /api/chat: an SSE stream of delta / tool activity / done / error, saved in a session."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+
+from weblens import Settings, Toolset, define_tool
+from weblens.testing.llm import ScriptedLLM, Turn, call
+
+POLL_TIMEOUT_S = 10.0
+
+
+async def test_an_answer_streams_and_is_saved_with_tool_calls_and_sources(
+    llm: ScriptedLLM, chat: Any, client: httpx.AsyncClient
+) -> None:
+    llm.add(Turn(tool_calls=[call("web_search", {"query": "AI news"})]), Turn(text="Big AI news today [1]."))
+
+    events = await chat("今天 AI 领域有什么新闻？")
+
+    names = [e.event for e in events]
+    assert names[0] == "session" and names[-1] == "done"
+    assert names.index("tool_call") < names.index("tool_result") < names.index("delta")
+    session_id = events[0].data["session_id"]
+    assert events[0].data["title"] == "今天 AI 领域有什么新闻？"
+    deltas = "".join(e.data["text"] for e in events if e.event == "delta")
+    done = events[-1].data
+    assert deltas == done["answer"] == "Big AI news today [1]."
+    assert done["session_id"] == session_id
+    assert done["message"].endswith("Sources:\n[1] AI News Daily — https://news.example/ai")
+    assert done["sources"] == [{"title": "AI News Daily", "url": "https://news.example/ai", "number": 1}]
+    assert done["usage"]["total_tokens"] > 0 and done["finish_reason"] == "stop"
+    tool_call = next(e.data for e in events if e.event == "tool_call")
+    assert tool_call["name"] == "web_search" and tool_call["key_argument"] == "AI news"
+
+    saved = (await client.get(f"/api/sessions/{session_id}")).json()
+    user, assistant = saved["messages"]
+    assert (user["role"], user["content"], user["status"]) == ("user", "今天 AI 领域有什么新闻？", "complete")
+    assert (assistant["role"], assistant["content"], assistant["status"]) == (
+        "assistant",
+        "Big AI news today [1].",
+        "complete",
+    )
+    assert assistant["sources"] == done["sources"]
+    [saved_call] = assistant["tool_calls"]
+    assert saved_call["name"] == "web_search" and saved_call["arguments"] == {"query": "AI news"}
+    assert saved_call["result"]["ok"] is True and saved_call["result"]["brief"] == "2 results"
+
+
+async def test_a_follow_up_in_the_session_sends_the_history(llm: ScriptedLLM, chat: Any) -> None:
+    llm.add(Turn(tool_calls=[call("web_search", {"query": "x"})]), Turn(text="First answer [2]."), Turn(text="Second."))
+    first = await chat("first question")
+    session_id = first[0].data["session_id"]
+
+    second = await chat("and then?", session_id)
+
+    assert second[-1].data["session_id"] == session_id
+    history = [(m["role"], m["content"]) for m in llm.sent[2]["messages"][1:]]
+    assert history == [
+        ("user", "first question"),
+        ("assistant", "First answer [2].\n\nSources:\n[2] Lab — https://lab.example/"),
+        ("user", "and then?"),
+    ]
+
+
+async def test_a_model_failure_is_an_error_event_and_is_saved(
+    llm: ScriptedLLM, chat: Any, client: httpx.AsyncClient
+) -> None:
+    llm.add(Turn(status=400, error="model overloaded"))
+
+    events = await chat("hello")
+
+    assert [e.event for e in events] == ["session", "error"]
+    assert events[1].data["code"] == "upstream_error" and "model overloaded" in events[1].data["message"]
+    saved = (await client.get(f"/api/sessions/{events[0].data['session_id']}")).json()
+    assert [(m["role"], m["status"]) for m in saved["messages"]] == [("user", "complete"), ("assistant", "error")]
+    assert "model overloaded" in saved["messages"][1]["error"]["message"]
+
+
+async def test_a_client_that_leaves_mid_answer_loses_nothing(
+    llm: ScriptedLLM, client: httpx.AsyncClient, sse: Callable[[str], list[Any]]
+) -> None:
+    text = "This answer streams slowly, word by word, and the client will leave halfway through it."
+    llm.add(Turn(text=text, chunk_interval_s=0.03))
+
+    received = ""
+    async with client.stream("POST", "/api/chat", json={"message": "tell me a long story"}) as response:
+        async for chunk in response.aiter_text():
+            received += chunk
+            if received.count("event: delta") >= 3:
+                break
+    session_id = sse(received)[0].data["session_id"]
+
+    deadline = time.monotonic() + POLL_TIMEOUT_S
+    while True:
+        messages = (await client.get(f"/api/sessions/{session_id}")).json()["messages"]
+        if len(messages) == 2 or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.05)
+    user, assistant = messages
+    assert user["content"] == "tell me a long story"
+    assert assistant["status"] == "incomplete"
+    assert assistant["content"] and text.startswith(assistant["content"]) and assistant["content"] != text
+
+
+async def test_a_client_that_leaves_during_a_tool_call_cancels_it_and_keeps_the_call(
+    llm: ScriptedLLM,
+    serve: Callable[..., Any],
+    make_settings: Callable[..., Settings],
+    sse: Callable[[str], list[Any]],
+) -> None:
+    cancelled = threading.Event()
+
+    class Query(BaseModel):
+        query: str
+
+    async def never_finishes(params: Query) -> str:
+        try:
+            await asyncio.sleep(POLL_TIMEOUT_S * 2)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "too late"
+
+    slow = define_tool(name="web_search", description="d", input_schema=Query, execute=never_finishes, timeout=60)
+    server = serve(make_settings(), Toolset([slow]))
+    llm.add(Turn(text="Searching.", tool_calls=[call("web_search", {"query": "slow"})]))
+
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+        received = ""
+        async with http.stream("POST", "/api/chat", json={"message": "find it"}) as response:
+            async for chunk in response.aiter_text():
+                received += chunk
+                if "event: tool_call" in received:
+                    break
+        session_id = sse(received)[0].data["session_id"]
+        deadline = time.monotonic() + POLL_TIMEOUT_S
+        messages: list[dict[str, Any]] = []
+        while len(messages) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            messages = (await http.get(f"/api/sessions/{session_id}")).json()["messages"]
+
+    assert await asyncio.to_thread(cancelled.wait, POLL_TIMEOUT_S)
+    assistant = messages[1]
+    assert assistant["status"] == "incomplete" and assistant["content"] == "Searching."
+    [saved_call] = assistant["tool_calls"]
+    assert saved_call["name"] == "web_search" and saved_call["arguments"] == {"query": "slow"}
+    assert "result" not in saved_call
+
+
+async def test_without_a_model_the_server_runs_and_chat_names_the_settings(
+    serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings(with_llm=False))
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        assert (await http.get("/health")).json()["status"] == "ok"
+        page = await http.get("/")
+        assert page.status_code == 200 and "<title>weblens chat</title>" in page.text
+        assert (await http.get("/static/app.js")).status_code == 200
+        status = (await http.get("/api/status")).json()
+        assert status["chat"] is False and "WEBLENS_LLM_BASE_URL" in status["reason"]
+
+        response = await http.post("/api/chat", json={"message": "hello"})
+
+        assert response.status_code == 503
+        error = response.json()["error"]
+        assert error["code"] == "not_configured"
+        assert "WEBLENS_LLM_BASE_URL" in error["message"] and "WEBLENS_LLM_MODEL" in error["message"]
+        assert (await http.get("/api/sessions")).json()["sessions"] == []
+
+
+async def test_bad_input_is_a_clear_4xx_and_saves_nothing(
+    serve: Callable[..., Any], make_settings: Callable[..., Settings], llm: ScriptedLLM
+) -> None:
+    server = serve(make_settings(server={"max_message_chars": 50}))
+    cases: list[tuple[Any, int, str, str]] = [
+        (b"{not json", 400, "validation_error", "not valid JSON"),
+        (b"[1, 2]", 400, "validation_error", "JSON object"),
+        ({}, 400, "validation_error", "`message` must be a string"),
+        ({"message": 42}, 400, "validation_error", "`message` must be a string"),
+        ({"message": "   "}, 400, "validation_error", "must not be empty"),
+        ({"message": "x" * 51}, 413, "too_large", "limit is 50"),
+        ({"message": "hi", "session_id": "nope"}, 404, "not_found", "no session with id 'nope'"),
+        ({"message": "hi", "padding": "x" * 100_000}, 413, "too_large", "request body is larger than"),
+    ]
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        for body, status, code, words in cases:
+            if isinstance(body, bytes):
+                response = await http.post("/api/chat", content=body, headers={"content-type": "application/json"})
+            else:
+                response = await http.post("/api/chat", json=body)
+            assert response.status_code == status, (body, response.text)
+            error = response.json()["error"]
+            assert error["code"] == code and words in error["message"], (body, error)
+        assert (await http.get("/api/sessions")).json()["sessions"] == []
+    assert llm.sent == []

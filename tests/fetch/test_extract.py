@@ -1,0 +1,50 @@
+"""Extraction by content type and charset, without a network."""
+
+from __future__ import annotations
+
+import pytest
+
+from weblens.errors import UnsupportedContentError
+from weblens.fetch.decode import decode_body
+from weblens.fetch.extract import extract
+from weblens.fetch.html import extract_html
+from weblens.testing.pages import article_html, make_pdf
+
+
+def test_meta_charset_wins_when_the_header_has_none() -> None:
+    html = "<html><head><meta charset='windows-1251'></head><body>Привет</body></html>"
+    text, codec = decode_body(html.encode("cp1251"), "text/html", html=True)
+    assert "Привет" in text and codec == "cp1251"
+
+
+def test_a_wrong_header_charset_falls_back() -> None:
+    text, _ = decode_body("naïve café".encode(), "text/plain; charset=ascii")
+    assert text == "naïve café".encode().decode("cp1252")  # ascii is read as windows-1252, like browsers
+
+
+def test_a_bom_wins() -> None:
+    text, _ = decode_body("hello".encode("utf-16"), "text/plain; charset=latin-1")
+    assert text == "hello"
+
+
+def test_markdown_has_no_escaped_underscores_or_underline_tags() -> None:
+    paragraphs = [f"Director_Oh spoke about <a href='/x'>the plan_{i}</a> at length, again and again." * 3
+                  for i in range(6)]  # fmt: skip
+    found = extract_html(article_html(paragraphs=paragraphs))
+    assert "Director_Oh" in found.content and "\\_" not in found.content and "<u>" not in found.content
+
+
+def test_unknown_types_are_sniffed() -> None:
+    assert extract(make_pdf(["sniffed"]), "application/octet-stream").extractor == "pypdf"
+    assert extract(b'{"a": 1}', "").extractor == "json"
+    with pytest.raises(UnsupportedContentError, match="application/octet-stream"):
+        extract(b"\x00\x01\x02binary", "")
+
+
+def test_invalid_json_is_shown_as_sent() -> None:
+    out = extract(b"{not json", "application/json")
+    assert out.content == "{not json" and out.note
+
+
+def test_xml_is_text() -> None:
+    assert extract(b"<rss><item>x</item></rss>", "application/rss+xml").content.startswith("<rss>")

@@ -1,0 +1,167 @@
+"""The gateway under test: fake upstreams, a real uvicorn server for HTTP, a subprocess for stdio."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+import uvicorn
+from mcp.client.stdio import StdioServerParameters
+
+from weblens.config import Settings
+from weblens.mcp.http import standalone_app
+from weblens.testing import FakeServer
+from weblens.testing.openmeteo import FakeOpenMeteo
+from weblens.testing.pages import PageServer
+from weblens.testing.providers import FakeBrave
+
+T = TypeVar("T", bound=FakeServer)
+STARTUP_TIMEOUT_S = 10.0
+TOOLS = "web_search,web_fetch,get_weather,think"
+"""What the tests enable: the defaults plus think."""
+
+
+class ServedApp:
+    """An ASGI app on 127.0.0.1 in a background thread, lifespan included (like `weblens serve`)."""
+
+    def __init__(self, app: Any) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port: int = sock.getsockname()[1]
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("server did not start")
+            time.sleep(0.01)
+
+    def url(self, path: str = "/mcp") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+
+# The fake upstreams live for the whole session (starting and stopping servers is what
+# costs time); each test gets them with nothing recorded and nothing scripted.
+
+
+@pytest.fixture(scope="session")
+def _meteo() -> Iterator[FakeOpenMeteo]:
+    with FakeOpenMeteo() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def _brave() -> Iterator[FakeBrave]:
+    with FakeBrave() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def _pages() -> Iterator[PageServer]:
+    with PageServer() as server:
+        yield server
+
+
+def _fresh(server: T) -> Iterator[T]:
+    server.reset()
+    latency = server.latency_s
+    yield server
+    server.latency_s = latency
+    server.reset()
+
+
+@pytest.fixture
+def meteo(_meteo: FakeOpenMeteo) -> Iterator[FakeOpenMeteo]:
+    yield from _fresh(_meteo)
+
+
+@pytest.fixture
+def brave(_brave: FakeBrave) -> Iterator[FakeBrave]:
+    yield from _fresh(_brave)
+
+
+@pytest.fixture
+def pages(_pages: PageServer) -> Iterator[PageServer]:
+    yield from _fresh(_pages)
+
+
+@pytest.fixture
+def gateway_env(meteo: FakeOpenMeteo, brave: FakeBrave, pages: PageServer, tmp_path: Path) -> dict[str, str]:
+    """Environment for a `weblens mcp` subprocess pointed at the fakes (search: Brave only)."""
+    return {
+        **meteo.env(),
+        "WEBLENS_BRAVE_BASE_URL": brave.url(),
+        "BRAVE_API_KEY": brave.api_key,
+        "WEBLENS_BRAVE_REQUESTS_PER_SECOND": "1000",
+        "WEBLENS_SEARCH_PROVIDER": "brave",
+        "WEBLENS_FETCH_ALLOWED_HOSTS": pages.host,
+        "WEBLENS_DATA_DIR": str(tmp_path / "data"),
+        "WEBLENS_CACHE_ENABLED": "false",
+        "WEBLENS_MCP_TOOLS": TOOLS,
+    }
+
+
+@pytest.fixture
+def gateway_settings(
+    meteo: FakeOpenMeteo, brave: FakeBrave, pages: PageServer, tmp_path: Path
+) -> Callable[..., Settings]:
+    """Settings for an in-process gateway pointed at the same fakes; keyword overrides per test."""
+
+    def make(**overrides: Any) -> Settings:
+        mcp = {"tools": TOOLS.split(","), **overrides.pop("mcp", {})}
+        return Settings(
+            weather=meteo.weather_settings(),
+            brave={"base_url": brave.url(), "api_key": brave.api_key, "requests_per_second": 1000},
+            search={"provider": ["brave"]},
+            fetch={"allowed_hosts": [pages.host]},
+            data_dir=tmp_path / "data",
+            cache={"enabled": False},
+            mcp=mcp,
+            **overrides,
+        )
+
+    return make
+
+
+@pytest.fixture
+def serve_asgi() -> Iterator[Callable[[Any], ServedApp]]:
+    """Serve any ASGI app (lifespan included) on 127.0.0.1 for the test."""
+    started: list[ServedApp] = []
+
+    def start(app: Any) -> ServedApp:
+        started.append(ServedApp(app))
+        return started[-1]
+
+    yield start
+    for served in started:
+        served.stop()
+
+
+@pytest.fixture
+def serve_http(serve_asgi: Callable[[Any], ServedApp]) -> Callable[[Settings], ServedApp]:
+    """Start the HTTP gateway (`weblens mcp --transport http`'s app) for some settings."""
+    return lambda settings: serve_asgi(standalone_app(settings, host="127.0.0.1"))
+
+
+@pytest.fixture
+def stdio_gateway(gateway_env: dict[str, str]) -> Callable[..., StdioServerParameters]:
+    """`python -m weblens mcp ARGS` as the official client starts it, with extra environment."""
+
+    def params(*args: str, **env: str) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=sys.executable, args=["-m", "weblens", "mcp", *args], env={**gateway_env, **env}
+        )
+
+    return params

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from weblens.config import Settings
+from weblens.errors import RateLimitedError, UpstreamError
+from weblens.search import search
+from weblens.search.providers.duckduckgo import unwrap_link
+from weblens.testing.providers import FakeDuckDuckGo
+
+
+async def test_parses_results_and_drops_ads(ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]) -> None:
+    response = await search("lantern festival", provider="duckduckgo", settings=make_settings(ddg))
+    assert [r.url for r in response.results] == [
+        "https://example.com/guides/lantern-festival-planning",
+        "https://example.org/blog/paper-lanterns-101",
+        "https://docs.example.net/community/festival-budget",
+    ]
+    assert response.results[0].snippet.endswith("permits, volunteers and safety.")
+    assert ddg.requests[0].method == "POST" and b"q=lantern+festival" in ddg.requests[0].body
+
+
+def test_redirect_links_are_unwrapped() -> None:
+    href = "//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.com%2Fa%3Fb%3D1&rut=abc"
+    assert unwrap_link(href) == "https://example.com/a?b=1"
+    assert unwrap_link("https://example.org/x") == "https://example.org/x"
+
+
+@pytest.mark.parametrize("misbehave", ["anomaly", "empty_202"])
+async def test_202_pages_are_rate_limits_not_no_results(
+    misbehave: str, ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]
+) -> None:
+    getattr(ddg, misbehave)()
+    with pytest.raises(RateLimitedError) as info:
+        await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
+    assert "not 'no results'" in info.value.message
+
+
+async def test_anomaly_page_with_200_is_a_rate_limit(
+    ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]
+) -> None:
+    from weblens.testing.providers import fixture
+
+    ddg.fail(200, fixture("duckduckgo_html_anomaly.html"))
+    with pytest.raises(RateLimitedError):
+        await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
+
+
+async def test_explicit_no_results_page_is_empty(ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]) -> None:
+    ddg.no_results()
+    response = await search("zzqxv", provider="duckduckgo", settings=make_settings(ddg))
+    assert response.results == [] and response.provider == "duckduckgo"
+
+
+async def test_unrecognised_page_is_an_upstream_error(
+    ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]
+) -> None:
+    ddg.fail(200, "<html><body>Service moved</body></html>")
+    with pytest.raises(UpstreamError):
+        await search("lantern", provider="duckduckgo", settings=make_settings(ddg))

@@ -1,0 +1,93 @@
+"""Brave's free tier: requests are queued and spaced, not answered with 429."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import Callable
+
+from weblens.config import Settings
+from weblens.net.ratelimit import RateLimiter
+from weblens.search import search
+from weblens.testing.providers import FakeBrave
+
+Make = Callable[..., Settings]
+RATE = 20.0
+
+
+async def test_parallel_searches_are_spaced_without_429(make_settings: Make) -> None:
+    async with FakeBrave(requests_per_second=RATE) as brave:
+        settings = make_settings(brave, brave={"requests_per_second": RATE})
+        await search("warm-up: the first request of a process pays one-off setup", provider="brave", settings=settings)
+        brave.reset()
+        searches = (search(f"query {i}", provider="brave", settings=settings) for i in range(10))
+        responses = await asyncio.gather(*searches)
+    assert all(r.provider == "brave" and r.results for r in responses)
+    assert brave.rejected == 0 and brave.count() == 10
+    arrivals = sorted(r.received_at for r in brave.requests)
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+    assert min(gaps) >= 0.5 / RATE
+    assert arrivals[-1] - arrivals[0] >= 9 * (1 / RATE) * 0.9
+
+
+async def test_default_free_tier_rate_spaces_requests_a_second_apart() -> None:
+    async with FakeBrave(requests_per_second=1.0) as brave:
+        settings = Settings(brave=brave.settings()["brave"], cache={"enabled": False})
+        assert settings.brave.requests_per_second == 1.0
+        responses = await asyncio.gather(*(search(f"q{i}", provider="brave", settings=settings) for i in range(3)))
+    assert all(r.results for r in responses) and brave.count() == 3
+    arrivals = sorted(r.received_at for r in brave.requests)
+    assert arrivals[-1] - arrivals[0] >= 1.8
+
+
+async def test_without_the_queue_the_fake_would_refuse(make_settings: Make) -> None:
+    """The check above can fail: unspaced requests to the same fake get 429s."""
+    async with FakeBrave(requests_per_second=RATE, latency_s=0.05) as brave:
+        settings = make_settings(brave, brave={"requests_per_second": 10_000})
+        results = await asyncio.gather(
+            *(search(f"q{i}", provider="brave", settings=settings) for i in range(10)), return_exceptions=True
+        )
+    assert brave.rejected > 0
+    assert any(isinstance(r, Exception) for r in results)
+
+
+async def test_retry_after_is_waited_out(make_settings: Make) -> None:
+    async with FakeBrave() as brave:
+        brave.rate_limit(retry_after=0.3)
+        started = time.monotonic()
+        response = await search("q", provider="brave", settings=make_settings(brave))
+        elapsed = time.monotonic() - started
+    assert response.provider == "brave" and response.failures == []
+    assert brave.count() == 2 and elapsed >= 0.3
+
+
+async def test_retry_after_beyond_the_bound_fails_at_once(make_settings: Make) -> None:
+    async with FakeBrave() as brave:
+        brave.rate_limit(retry_after=60)
+        settings = make_settings(brave, search={"max_retry_after_s": 1})
+        try:
+            await search("q", provider="brave", settings=settings)
+        except Exception as exc:
+            assert getattr(exc, "retry_after_s", None) == 60
+        else:
+            raise AssertionError("expected a rate limit")
+    assert brave.count() == 1
+
+
+async def test_limiter_spaces_slots_and_defers() -> None:
+    limiter = RateLimiter(10.0)
+    waits = [limiter.reserve() for _ in range(3)]
+    assert waits[0] == 0 and 0.09 < waits[1] < 0.11 and 0.19 < waits[2] < 0.21
+    limiter.defer(1.0)
+    assert limiter.reserve() >= 0.99
+
+
+async def test_ratelimit_reset_header_is_waited_out(make_settings: Make) -> None:
+    async with FakeBrave() as brave:
+        body = {"type": "ErrorResponse", "error": {"detail": "slow down"}}
+        brave.fail(429, body, headers={"X-RateLimit-Reset": "0.3, 9000"})
+        started = time.monotonic()
+        response = await search("q", provider="brave", settings=make_settings(brave))
+        elapsed = time.monotonic() - started
+    assert response.results and brave.count() == 2 and elapsed >= 0.3
