@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 import httpx
@@ -114,7 +114,7 @@ class TimedModel:
 
     async def stream(
         self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
-    ) -> AsyncIterator[str | ModelTurn]:
+    ) -> AsyncGenerator[str | ModelTurn, None]:
         self.calls += 1
         inner = self.model.stream(messages, tools)
         while True:

@@ -9,6 +9,7 @@ import pytest
 from weblens import Settings
 from weblens.agent import ChatModel, ModelTurn
 from weblens.errors import NotConfiguredError, RateLimitedError, UpstreamError
+from weblens.redact import MASK
 from weblens.testing.llm import ScriptedLLM, Turn, call
 from weblens.testing.server import Reply
 
@@ -101,3 +102,20 @@ async def test_an_unreachable_endpoint_is_an_upstream_error() -> None:
     finally:
         await model.aclose()
     assert "127.0.0.1:9" in caught.value.message
+
+
+async def test_a_key_echoed_by_the_endpoint_never_reaches_the_user(llm: ScriptedLLM) -> None:
+    from weblens import Toolset
+    from weblens.agent import Agent, ErrorEvent
+
+    settings = Settings(llm={"base_url": llm.base_url, "model": "m", "api_key": API_KEY})
+    llm.add(Turn(status=400, error=f"the key {API_KEY} has no access to this model"))
+    model = ChatModel.from_settings(settings)
+    try:
+        events = [e async for e in Agent(model, Toolset()).run("hi")]
+    finally:
+        await model.aclose()
+
+    [error] = [e for e in events if isinstance(e, ErrorEvent)]
+    assert "has no access" in error.message and API_KEY not in error.message
+    assert MASK in error.message

@@ -61,12 +61,12 @@ async def test_send_see_it_stream_see_links_reload_see_the_session(
     await tool_line.wait_for()
     assert "web_search: AI news today" in await tool_line.text_content()
     # streaming: part of the text is on the page before the answer is finished
-    await page.wait_for_function(
-        "() => { const m = document.querySelector('.msg.assistant.streaming .text');"
-        " return m && m.textContent.length > 0; }"
+    partial = await page.wait_for_function(
+        "(full) => { const m = document.querySelector('.msg.assistant.streaming .text');"
+        " return m && m.textContent.length > 0 && m.textContent.length < full && m.textContent; }",
+        arg=len(answer),
     )
-    partial = await page.locator(".msg.assistant .text").text_content()
-    assert 0 < len(partial) < len(answer)
+    assert answer.startswith(await partial.json_value())
 
     await page.locator(".msg.assistant.finished").wait_for()
     assert await page.locator(".msg.assistant .text").text_content() == answer

@@ -32,3 +32,16 @@ async def test_a_private_target_is_refused_before_the_proxy_sees_it() -> None:
         with pytest.raises(BlockedError):
             await fetch("http://169.254.169.254/", settings=settings, cache=Cache(None), resolver=resolver)
         assert proxy.requests == []
+
+
+async def test_environment_proxies_work_and_no_proxy_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with FakeServer() as proxy, FakeServer() as direct:
+        proxy.route("GET", "http://public.example/page.txt", Reply(body="via env proxy"))
+        direct.route("GET", "/page.txt", Reply(body="direct"))
+        monkeypatch.setenv("HTTP_PROXY", proxy.url())
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        settings = Settings(fetch={"allowed_hosts": [f"127.0.0.1:{direct.port}"]})
+        page = await fetch("http://public.example/page.txt", settings=settings, cache=Cache(None), resolver=resolver)
+        assert page.content == "via env proxy"
+        assert (await fetch(direct.url("/page.txt"), settings=settings, cache=Cache(None))).content == "direct"
+        assert direct.count("/page.txt") == 1

@@ -77,22 +77,22 @@ async def test_official_client_with_the_token(gateway: Callable[..., str]) -> No
             pass
 
 
-@pytest.mark.parametrize(
-    ("headers", "status"),
-    [
-        ({"Origin": "http://evil.example"}, 403),
-        ({"Origin": "http://127.0.0.1.evil.example:8000"}, 403),
-        ({"Origin": "null"}, 403),
-        ({"Host": "evil.example"}, 421),
-        ({"Host": "evil.example:80"}, 421),
-        ({"Origin": "http://localhost:5173"}, 200),
-        ({"Origin": "http://127.0.0.1"}, 200),
-        ({"Origin": "https://app.example"}, 200),  # listed in mcp.allowed_origins
-    ],
-)
-def test_host_and_origin_checks(gateway: Callable[..., str], headers: dict[str, str], status: int) -> None:
-    url = gateway(allowed_origins=["https://app.example"])
-    assert post(url, **headers).status_code == status
+HOST_ORIGIN_CASES: list[tuple[dict[str, str], int]] = [
+    ({"Origin": "http://evil.example"}, 403),
+    ({"Origin": "http://127.0.0.1.evil.example:8000"}, 403),
+    ({"Origin": "null"}, 403),
+    ({"Host": "evil.example"}, 421),
+    ({"Host": "evil.example:80"}, 421),
+    ({"Origin": "http://localhost:5173"}, 200),
+    ({"Origin": "http://127.0.0.1"}, 200),
+    ({"Origin": "https://app.example"}, 200),  # listed in mcp.allowed_origins
+]
+
+
+def test_host_and_origin_checks(gateway: Callable[..., str]) -> None:
+    url = gateway(allowed_origins=["https://app.example"])  # one server for every case
+    answers = [(headers, post(url, **headers).status_code) for headers, _ in HOST_ORIGIN_CASES]
+    assert answers == [(headers, status) for headers, status in HOST_ORIGIN_CASES]
 
 
 def test_origin_is_checked_for_token_holders_too(gateway: Callable[..., str]) -> None:

@@ -23,13 +23,14 @@ TOKEN = "inspector-test-token"
 
 
 @pytest.fixture(scope="session")
-def inspector(request: pytest.FixtureRequest) -> str:
+def inspector(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     on_path = shutil.which("mcp-inspector")
     if on_path:
         return on_path
     if shutil.which("npm") is None or shutil.which("node") is None:
         pytest.skip("Node/npm is not installed")
-    prefix = Path(request.config.cache.mkdir("mcp-inspector"))
+    cache = getattr(request.config, "cache", None)  # absent with `-p no:cacheprovider`
+    prefix = Path(cache.mkdir("mcp-inspector")) if cache is not None else tmp_path_factory.mktemp("mcp-inspector")
     binary = prefix / "node_modules" / ".bin" / "mcp-inspector"
     if not binary.exists():
         try:

@@ -139,7 +139,7 @@ async def test_the_client_connects_to_the_checked_address_and_keeps_the_name() -
         server.route("GET", "/hello", Reply(body="hi"))
         resolve = _resolver({"pinned.example": ["127.0.0.1"]})
         guard = SsrfGuard(resolver=resolve, allowed_hosts=[f"pinned.example:{server.port}"])
-        async with guarded_client(guard, timeout=httpx.Timeout(5), user_agent="t") as client:
+        async with guarded_client(guard, timeout_s=5, connect_timeout_s=5, user_agent="t") as client:
             assert is_guarded(client)
             response = await client.get(f"http://pinned.example:{server.port}/hello")
         assert response.text == "hi"
@@ -151,7 +151,7 @@ async def test_the_client_refuses_a_name_that_resolves_to_loopback() -> None:
     with FakeServer() as server:
         server.route("GET", "/secret", Reply(body="internal"))
         guard = SsrfGuard(resolver=_resolver({"rebind.example": ["127.0.0.1"]}))
-        async with guarded_client(guard, timeout=httpx.Timeout(5), user_agent="t") as client:
+        async with guarded_client(guard, timeout_s=5, connect_timeout_s=5, user_agent="t") as client:
             with pytest.raises(BlockedError, match=r"rebind\.example resolves to 127\.0\.0\.1"):
                 await client.get(f"http://rebind.example:{server.port}/secret")
         assert server.requests == []
@@ -160,7 +160,7 @@ async def test_the_client_refuses_a_name_that_resolves_to_loopback() -> None:
 async def test_without_allowed_hosts_the_local_test_server_is_blocked() -> None:
     with FakeServer() as server:
         server.route("GET", "/x", Reply(body="x"))
-        async with guarded_client(SsrfGuard(), timeout=httpx.Timeout(5), user_agent="t") as client:
+        async with guarded_client(SsrfGuard(), timeout_s=5, connect_timeout_s=5, user_agent="t") as client:
             with pytest.raises(BlockedError):
                 await client.get(server.url("/x"))
         assert server.requests == []

@@ -22,6 +22,7 @@ from weblens.agent.events import AgentEvent, Delta, Done, ErrorEvent, ToolCallEv
 from weblens.agent.llm import ModelTurn, ToolCall
 from weblens.context import ToolContext
 from weblens.errors import WeblensError
+from weblens.redact import redact_text
 from weblens.result import ToolResult
 from weblens.toolset import Toolset
 
@@ -171,11 +172,12 @@ class _Run:
                     async for tool_event in tool_events:
                         yield tool_event
         except WeblensError as exc:
-            yield ErrorEvent(code=exc.code, message=exc.message)
+            yield ErrorEvent(code=exc.code, message=redact_text(exc.message))
             return
         except Exception as exc:  # a bug or a garbled stream must reach the user as an error, not a traceback
             logger.warning("agent run failed: %s", type(exc).__name__, exc_info=True)
-            yield ErrorEvent(code="internal_error", message=f"the answer failed: {type(exc).__name__}: {exc}")
+            message = redact_text(f"the answer failed: {type(exc).__name__}: {exc}")
+            yield ErrorEvent(code="internal_error", message=message)
             return
         if not "".join(self.answer).strip():
             self.answer.append(EMPTY_ANSWER)

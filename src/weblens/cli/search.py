@@ -6,7 +6,7 @@ import asyncio
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
 from weblens.cli import app
 from weblens.cli.output import console, emit, fail_from
@@ -45,7 +45,8 @@ def _table(response: SearchResponse) -> None:
         console.print(f"No results for {response.query!r} ({response.provider}).", highlight=False)
         return
     cached = ", cached" if response.cached else ""
-    table = Table("#", "title", "url", "snippet", title=f"{response.query} — {response.provider}{cached}")
+    title = f"{response.query} — {response.provider}{cached}"
+    table = Table("#", "title", Column("url", overflow="fold"), "snippet", title=title)
     for r in response.results:
         table.add_row(str(r.position), r.title, r.url, r.snippet)
     console.print(table)

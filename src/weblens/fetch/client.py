@@ -63,9 +63,12 @@ def fetch_client(config: FetchConfig, resolver: Resolver | None = None) -> httpx
     per_loop = _clients.setdefault(asyncio.get_running_loop(), {})
     client = per_loop.get(key)
     if client is None or client.is_closed:
-        timeout = httpx.Timeout(config.timeout, connect=min(config.connect_timeout, config.timeout))
         client = guarded_client(
-            guard_for(config, resolver), timeout=timeout, user_agent=config.user_agent, proxy=config.proxy
+            guard_for(config, resolver),
+            timeout_s=config.timeout,
+            connect_timeout_s=config.connect_timeout,
+            user_agent=config.user_agent,
+            proxy=config.proxy,
         )
         per_loop[key] = client
     return client

@@ -114,7 +114,8 @@ _GUARDED: weakref.WeakSet[httpx.AsyncClient] = weakref.WeakSet()
 def guarded_client(
     guard: SsrfGuard,
     *,
-    timeout: httpx.Timeout,
+    timeout_s: float,
+    connect_timeout_s: float,
     user_agent: str,
     proxy: str | None = None,
     limits: httpx.Limits | None = None,
@@ -123,7 +124,7 @@ def guarded_client(
     transport = GuardedTransport(guard, proxy=proxy, limits=limits or DEFAULT_LIMITS)
     client = httpx.AsyncClient(
         transport=transport,
-        timeout=timeout,
+        timeout=httpx.Timeout(timeout_s, connect=min(connect_timeout_s, timeout_s)),
         headers={"User-Agent": user_agent},
         follow_redirects=False,
         trust_env=False,

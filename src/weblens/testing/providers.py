@@ -89,6 +89,10 @@ class ProviderFake(FakeServer):
         """The provider's answer to a missing or wrong key."""
         raise NotImplementedError
 
+    def ok_headers(self) -> dict[str, str]:
+        """Headers on a successful answer (Brave reports its rate-limit windows here)."""
+        return {}
+
     def settings(self) -> dict[str, Any]:
         """Keyword arguments for `Settings(...)` pointing weblens at this fake."""
         section: dict[str, Any] = {"base_url": self.url()}
@@ -156,7 +160,7 @@ class ProviderFake(FakeServer):
                 return self.refusal()
             if self._too_fast(request):
                 return self._too_many({"X-RateLimit-Reset": "1"})
-            return Reply(body=fixture(name), content_type=self.content_type)
+            return Reply(body=fixture(name), content_type=self.content_type, headers=self.ok_headers())
 
         return handle
 
@@ -173,6 +177,15 @@ class FakeBrave(ProviderFake):
 
     def presented_key(self, request: RecordedRequest) -> str | None:
         return request.headers.get("x-subscription-token")
+
+    def ok_headers(self) -> dict[str, str]:
+        per_second = f"{1 / self.min_interval_s:g}" if self.min_interval_s else "50"
+        return {
+            "X-RateLimit-Limit": f"{per_second}, 15000",
+            "X-RateLimit-Policy": f"{per_second};w=1, 15000;w=2592000",
+            "X-RateLimit-Remaining": f"{per_second}, 14000",
+            "X-RateLimit-Reset": "1, 1419704",
+        }
 
     def refusal(self) -> Reply:
         return Reply(status=401, body=fixture_json("brave_error_422_token_invalid.json"))

@@ -3,12 +3,11 @@
 `web_search` (seed 001) asks the router (automatic provider choice and fallback);
 `brave_web_search`/`tavily_web_search` (seed 000), `WebSearch` (seed 002), `serper_tool`
 (seed 003) and `search_web` (seed 004) are the same tool with other parameters, a fixed
-provider and their own output shape. Text for the model is rendered here and nowhere else.
+provider and their own output shape. Text for the model is written in `search_output`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -18,11 +17,12 @@ from weblens.config import Settings
 from weblens.context import ToolContext
 from weblens.errors import WeblensError
 from weblens.redact import register_secret
-from weblens.result import Source, ToolResult
+from weblens.result import ToolResult
 from weblens.runtime import Runtime
 from weblens.search import SearchResponse, SearchRouter, is_configured
 from weblens.search.models import MAX_RESULTS, Query, make_request
 from weblens.tool import Tool
+from weblens.tools import search_output as render
 
 __all__ = [
     "SEARCH_FACTORIES",
@@ -38,12 +38,6 @@ __all__ = [
 ]
 
 _ROUTER_KEY = "weblens.search.router"
-NO_RESULTS_ADVICE = (
-    "The search worked but found nothing. Do not repeat the same query: try different words, "
-    "or answer without web results and say so."
-)
-
-
 def router_for_runtime(runtime: Runtime) -> SearchRouter:
     """One router per runtime, so every search tool shares its breaker, rate limits and cache."""
     router = runtime.extras.get(_ROUTER_KEY)
@@ -147,48 +141,10 @@ class _SearchToolBase(Tool[SP]):
         return self.present(response)
 
     def present(self, response: SearchResponse) -> ToolResult:
-        return _standard(response)
+        return render.standard(response)
 
     def present_failure(self, exc: WeblensError) -> ToolResult:
         return ToolResult.from_exception(exc)
-
-
-def _sources(response: SearchResponse) -> list[Source]:
-    return [Source(title=r.title, url=r.url) for r in response.results]
-
-
-def _fallback_note(response: SearchResponse) -> str:
-    if not response.failures:
-        return ""
-    failed = ", ".join(f"{f.provider} ({f.code})" for f in response.failures)
-    return f"\n(Answered by {response.provider} after {failed} failed.)"
-
-
-def _standard(response: SearchResponse) -> ToolResult:
-    """Seed 001's shape: data {query, results[{title,url,snippet,published_at}], provider}."""
-    results = [
-        {"title": r.title, "url": r.url, "snippet": r.snippet, "published_at": r.published_at}
-        for r in response.results
-    ]
-    data: dict[str, Any] = {"query": response.query, "results": results, "provider": response.provider}
-    if response.failures:
-        data["failures"] = [f.model_dump() for f in response.failures]
-    if not results:
-        text = f'No results found for "{response.query}" (searched with {response.provider}). {NO_RESULTS_ADVICE}'
-        return ToolResult.success(text + _fallback_note(response), data=data, brief=f"No results: {response.query}")
-    lines = [f'Search results for "{response.query}" (via {response.provider}):']
-    answer = response.extras.get("answer")
-    if isinstance(answer, str) and answer:
-        lines.append(f"\nAnswer: {answer}")
-    for r in response.results:
-        lines.append(f"\n{r.position}. {r.title or r.url}\n   {r.url}")
-        if r.snippet:
-            lines.append(f"   {r.snippet}")
-        if r.published_at:
-            lines.append(f"   Published: {r.published_at}")
-    text = "\n".join(lines) + _fallback_note(response)
-    brief = f"{len(results)} results for {response.query} ({response.provider})"
-    return ToolResult.success(text, data=data, sources=_sources(response), brief=brief)
 
 
 class SearchTool(_SearchToolBase[WebSearchParams]):
@@ -235,16 +191,7 @@ class WebSearch(_SearchToolBase[LimitParams]):
     fixed_providers = ("duckduckgo",)
 
     def present(self, response: SearchResponse) -> ToolResult:
-        if not response.results:
-            return ToolResult.success(f"No results found for: {response.query}\n\n{NO_RESULTS_ADVICE}",
-                                      data={"query": response.query, "results": []}, brief="No results")
-        lines = [f"# Search Results for: {response.query}\n"]
-        for r in response.results:
-            lines += [f"## {r.position}. {r.title or 'No Title'}\n", f"**URL**: {r.url}\n",
-                      f"**Summary**: {r.snippet}\n", "---\n"]
-        data = {"query": response.query, "results": [r.model_dump() for r in response.results]}
-        return ToolResult.success("\n".join(lines), data=data, sources=_sources(response),
-                                  brief=f"Found {len(response.results)} results")
+        return render.markdown(response)
 
 
 class SerperSearchTool(_SearchToolBase[SerperParams]):
@@ -257,15 +204,7 @@ class SerperSearchTool(_SearchToolBase[SerperParams]):
     request_defaults: ClassVar[Mapping[str, Any]] = {"max_results": 10}
 
     def present(self, response: SearchResponse) -> ToolResult:
-        base = _standard(response)
-        organic = [{"title": r.title, "link": r.url, "snippet": r.snippet, "position": r.position}
-                   for r in response.results]
-        data: dict[str, Any] = {"organic": organic}
-        graph = response.extras.get("knowledge_graph")
-        if isinstance(graph, dict):
-            data["knowledge_graph"] = {"title": graph.get("title", ""), "description": graph.get("description", "")}
-        base.data = data
-        return base
+        return render.serper(response)
 
 
 class SearchWebTool(_SearchToolBase[SearchParams]):
@@ -278,14 +217,10 @@ class SearchWebTool(_SearchToolBase[SearchParams]):
     request_defaults: ClassVar[Mapping[str, Any]] = {"max_results": 3}
 
     def present(self, response: SearchResponse) -> ToolResult:
-        items = [{"title": r.title, "url": r.url, "content": r.snippet} for r in response.results[:3]]
-        return ToolResult.success(json.dumps(items, ensure_ascii=False), data=items, sources=_sources(response),
-                                  brief=f"{len(items)} results")
+        return render.json_list(response, limit=3)
 
     def present_failure(self, exc: WeblensError) -> ToolResult:
-        result = ToolResult.from_exception(exc)
-        result.text = json.dumps({"error": exc.message, "code": exc.code}, ensure_ascii=False)
-        return result
+        return render.json_failure(exc)
 
 
 # -- factories ------------------------------------------------------------------------------

@@ -67,3 +67,19 @@ async def test_missing_key_is_not_configured(brave: FakeBrave) -> None:
         await search("q", provider="brave", settings=settings)
     assert "BRAVE_API_KEY" in info.value.message and "[brave]" in info.value.message
     assert brave.requests == []
+
+
+async def test_422_about_the_request_is_not_a_key_problem(
+    brave: FakeBrave, make_settings: Callable[..., Settings]
+) -> None:
+    brave.fail(422, {"type": "ErrorResponse", "error": {"code": "VALIDATION", "detail": "Unable to validate request"}})
+    with pytest.raises(UpstreamError) as info:
+        await search("q", provider="brave", settings=make_settings(brave))
+    assert info.value.status == 422 and "Unable to validate request" in info.value.message
+
+
+async def test_long_queries_are_cut_to_what_brave_accepts(
+    brave: FakeBrave, make_settings: Callable[..., Settings]
+) -> None:
+    await search("word " * 200, provider="brave", settings=make_settings(brave))
+    assert len(brave.requests[0].query["q"]) == 400

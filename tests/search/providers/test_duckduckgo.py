@@ -60,3 +60,10 @@ async def test_unrecognised_page_is_an_upstream_error(
     ddg.fail(200, "<html><body>Service moved</body></html>")
     with pytest.raises(UpstreamError):
         await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
+
+
+async def test_403_is_bot_protection_not_a_key(ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]) -> None:
+    ddg.fail(403, "<html>Forbidden</html>")
+    with pytest.raises(RateLimitedError) as info:
+        await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
+    assert "HTTP 403" in info.value.message and "api_key" not in info.value.message

@@ -4,24 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
+from weblens.errors import WeblensError
 from weblens.search.models import ProviderAnswer, SearchRequest
-from weblens.search.providers.base import HttpProvider, register
+from weblens.search.providers.base import HttpProvider, Reply, register
 
 __all__ = ["BraveProvider"]
 
 _PATHS = {"search": "/res/v1/web/search", "news": "/res/v1/news/search"}
+_MAX_QUERY_CHARS = 400
+"""Brave refuses longer queries with a 422."""
 
 
 @register
 class BraveProvider(HttpProvider):
-    """Brave documents a bad key as 422 but answers 401; both mean "set BRAVE_API_KEY"."""
+    """Brave documents a bad key as 422 but answers 401; both mean "set BRAVE_API_KEY".
+    A 422 about anything but the token is a bad request, reported as such."""
 
     name = "brave"
     kinds = frozenset({"search", "news"})
-    auth_statuses = frozenset({401, 403, 422})
+
+    def error(self, reply: Reply) -> WeblensError:
+        if reply.status == 422 and b"TOKEN" in reply.body.upper():
+            reply = Reply(401, reply.headers, reply.body, reply.text)
+        return super().error(reply)
 
     async def search(self, request: SearchRequest) -> ProviderAnswer:
-        params: dict[str, Any] = {"q": request.query, "count": request.max_results}
+        params: dict[str, Any] = {"q": request.query[:_MAX_QUERY_CHARS], "count": request.max_results}
         if request.country:
             params["country"] = request.country
         if request.locale:

@@ -14,9 +14,9 @@ from urllib.parse import parse_qs, urlsplit
 import lxml.etree  # type: ignore[import-untyped]
 import lxml.html  # type: ignore[import-untyped]
 
-from weblens.errors import RateLimitedError, UpstreamError
+from weblens.errors import RateLimitedError, UpstreamError, WeblensError
 from weblens.search.models import ProviderAnswer, SearchRequest, clean_text
-from weblens.search.providers.base import HttpProvider, register
+from weblens.search.providers.base import HttpProvider, Reply, register
 
 __all__ = ["DuckDuckGoProvider", "parse_page", "unwrap_link"]
 
@@ -26,6 +26,7 @@ _SNIPPET = lxml.etree.XPath('.//*[contains(concat(" ", normalize-space(@class), 
 _NO_RESULTS = lxml.etree.XPath('boolean(//*[@id="links" or contains(@class, "no-results")])')
 _ANOMALY_MARKERS = ("anomaly-modal", "anomaly.js", "challenge-form", "bots use DuckDuckGo")
 _ALL_REGIONS = "wt-wt"
+_BLOCKED_STATUSES = frozenset({403, 418})
 
 
 def unwrap_link(href: str) -> str:
@@ -67,6 +68,12 @@ def parse_page(page: str, limit: int) -> list[dict[str, Any]] | None:
 class DuckDuckGoProvider(HttpProvider):
     name = "duckduckgo"
     requires = None
+    auth_statuses = frozenset()
+
+    def error(self, reply: Reply) -> WeblensError:
+        if reply.status in _BLOCKED_STATUSES:  # there is no key: a refusal is bot protection
+            return RateLimitedError(f"duckduckgo refused the request (HTTP {reply.status}); this is not 'no results'")
+        return super().error(reply)
 
     async def search(self, request: SearchRequest) -> ProviderAnswer:
         form = {"q": request.query, "kl": request.locale or _ALL_REGIONS, "b": ""}
