@@ -159,3 +159,9 @@ async def test_public_function_reads_the_settings(meteo: FakeOpenMeteo, monkeypa
         monkeypatch.setenv(name, value)
     weather = await weblens.get_weather("北京", days=1)
     assert weather.location.country == "China" and len(weather.daily) == 1
+
+
+async def test_unusable_values_are_upstream_error(meteo: FakeOpenMeteo, client: httpx.AsyncClient) -> None:
+    meteo.queue(FORECAST_PATH, Reply(body={"current": {"time": "2026-03-18T10:15", "temperature_2m": "warm"}}))
+    with pytest.raises(UpstreamError, match="unusable forecast"):
+        await get_weather("Beijing", config=config_for(meteo), client=client)

@@ -44,15 +44,22 @@ class SingleFlight:
         self._inflight: dict[str, asyncio.Future[Any]] = {}
 
     async def do(self, key: str, work: Callable[[], Awaitable[T]]) -> T:
-        future = self._inflight.get(key)
-        if future is not None:
-            return await asyncio.shield(future)
+        while (future := self._inflight.get(key)) is not None:
+            try:
+                return await asyncio.shield(future)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not future.cancelled() or (task is not None and task.cancelling()):
+                    raise
+                # the caller doing the work was cancelled, not us: do it ourselves
         future = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
             result = await work()
         except BaseException as exc:
-            if not future.done():
+            if isinstance(exc, asyncio.CancelledError):
+                future.cancel()
+            elif not future.done():
                 future.set_exception(exc)
                 future.exception()  # mark retrieved: no waiter is not an error
             raise

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from urllib.parse import urlencode
 
 import httpx
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from weblens.config import WeatherConfig, get_settings
 from weblens.errors import NotFoundError, ToolValidationError, UpstreamError
@@ -43,68 +43,34 @@ _UNIT_PARAMS: dict[str, dict[str, str]] = {
     "metric": {"temperature_unit": "celsius", "wind_speed_unit": "kmh", "precipitation_unit": "mm"},
     "imperial": {"temperature_unit": "fahrenheit", "wind_speed_unit": "mph", "precipitation_unit": "inch"},
 }
-_CURRENT = (
-    "temperature_2m",
-    "apparent_temperature",
-    "relative_humidity_2m",
-    "weather_code",
-    "wind_speed_10m",
-    "wind_direction_10m",
-    "precipitation",
-    "is_day",
-)
-_DAILY = (
-    "weather_code",
-    "temperature_2m_max",
-    "temperature_2m_min",
-    "precipitation_sum",
-    "precipitation_probability_max",
-)
+# Our field -> the Open-Meteo variable it comes from (also what we ask for).
+_CURRENT = {
+    "temperature": "temperature_2m", "apparent_temperature": "apparent_temperature",
+    "humidity": "relative_humidity_2m", "wind_speed": "wind_speed_10m", "wind_direction": "wind_direction_10m",
+    "precipitation": "precipitation", "weather_code": "weather_code", "is_day": "is_day",
+}  # fmt: skip
+_DAILY = {
+    "temperature_min": "temperature_2m_min", "temperature_max": "temperature_2m_max",
+    "precipitation_sum": "precipitation_sum", "precipitation_probability": "precipitation_probability_max",
+    "weather_code": "weather_code",
+}  # fmt: skip
 
 # Unicode script (first word of the character name) -> Open-Meteo language code.
 _SCRIPT_LANGUAGE = {
-    "CJK": "zh",
-    "HIRAGANA": "ja",
-    "KATAKANA": "ja",
-    "HANGUL": "ko",
-    "CYRILLIC": "ru",
-    "ARABIC": "ar",
-    "GREEK": "el",
-    "HEBREW": "he",
-    "THAI": "th",
-    "DEVANAGARI": "hi",
-}
+    "CJK": "zh", "HIRAGANA": "ja", "KATAKANA": "ja", "HANGUL": "ko", "CYRILLIC": "ru",
+    "ARABIC": "ar", "GREEK": "el", "HEBREW": "he", "THAI": "th", "DEVANAGARI": "hi",
+}  # fmt: skip
 
 WMO_CODES: dict[int, str] = {
-    0: "Clear sky",
-    1: "Mainly clear",
-    2: "Partly cloudy",
-    3: "Overcast",
-    45: "Fog",
-    48: "Depositing rime fog",
-    51: "Light drizzle",
-    53: "Moderate drizzle",
-    55: "Dense drizzle",
-    56: "Light freezing drizzle",
-    57: "Dense freezing drizzle",
-    61: "Slight rain",
-    63: "Moderate rain",
-    65: "Heavy rain",
-    66: "Light freezing rain",
-    67: "Heavy freezing rain",
-    71: "Slight snow fall",
-    73: "Moderate snow fall",
-    75: "Heavy snow fall",
-    77: "Snow grains",
-    80: "Slight rain showers",
-    81: "Moderate rain showers",
-    82: "Violent rain showers",
-    85: "Slight snow showers",
-    86: "Heavy snow showers",
-    95: "Thunderstorm",
-    96: "Thunderstorm with slight hail",
-    99: "Thunderstorm with heavy hail",
-}
+    0: "Clear sky", 1: "Mainly clear", 2: "Partly cloudy", 3: "Overcast", 45: "Fog", 48: "Depositing rime fog",
+    51: "Light drizzle", 53: "Moderate drizzle", 55: "Dense drizzle",
+    56: "Light freezing drizzle", 57: "Dense freezing drizzle",
+    61: "Slight rain", 63: "Moderate rain", 65: "Heavy rain", 66: "Light freezing rain", 67: "Heavy freezing rain",
+    71: "Slight snow fall", 73: "Moderate snow fall", 75: "Heavy snow fall", 77: "Snow grains",
+    80: "Slight rain showers", 81: "Moderate rain showers", 82: "Violent rain showers",
+    85: "Slight snow showers", 86: "Heavy snow showers",
+    95: "Thunderstorm", 96: "Thunderstorm with slight hail", 99: "Thunderstorm with heavy hail",
+}  # fmt: skip
 
 
 class Place(BaseModel):
@@ -245,40 +211,16 @@ def _at(values: Any, index: int) -> Any:
 
 
 def _current(raw: dict[str, Any]) -> CurrentWeather:
-    code = raw.get("weather_code")
-    is_day = raw.get("is_day")
-    return CurrentWeather(
-        time=str(raw.get("time", "")),
-        temperature=raw.get("temperature_2m"),
-        apparent_temperature=raw.get("apparent_temperature"),
-        humidity=raw.get("relative_humidity_2m"),
-        wind_speed=raw.get("wind_speed_10m"),
-        wind_direction=raw.get("wind_direction_10m"),
-        precipitation=raw.get("precipitation"),
-        weather_code=code,
-        conditions=describe_code(code),
-        is_day=None if is_day is None else bool(is_day),
-    )
+    row = {field: raw.get(variable) for field, variable in _CURRENT.items()}
+    return CurrentWeather(time=str(raw.get("time", "")), conditions=describe_code(row["weather_code"]), **row)
 
 
 def _daily(raw: dict[str, Any], days: int) -> list[DailyForecast]:
     dates = raw.get("time")
-    if not isinstance(dates, list):
-        return []
     out = []
-    for i, date in enumerate(dates[:days]):
-        code = _at(raw.get("weather_code"), i)
-        out.append(
-            DailyForecast(
-                date=str(date),
-                temperature_min=_at(raw.get("temperature_2m_min"), i),
-                temperature_max=_at(raw.get("temperature_2m_max"), i),
-                precipitation_sum=_at(raw.get("precipitation_sum"), i),
-                precipitation_probability=_at(raw.get("precipitation_probability_max"), i),
-                weather_code=code,
-                conditions=describe_code(code),
-            )
-        )
+    for i, date in enumerate(dates[:days] if isinstance(dates, list) else []):
+        row = {field: _at(raw.get(variable), i) for field, variable in _DAILY.items()}
+        out.append(DailyForecast(date=str(date), conditions=describe_code(row["weather_code"]), **row))
     return out
 
 
@@ -299,12 +241,12 @@ async def forecast(
     params: dict[str, Any] = {
         "latitude": place.latitude,
         "longitude": place.longitude,
-        "current": ",".join(_CURRENT),
+        "current": ",".join(_CURRENT.values()),
         "timezone": "auto",
         **_UNIT_PARAMS[units],
     }
     if days:
-        params["daily"] = ",".join(_DAILY)
+        params["daily"] = ",".join(_DAILY.values())
         params["forecast_days"] = days
     url = f"{config.forecast_base_url.rstrip('/')}/v1/forecast"
     body = await _get_json(client, url, params, config.timeout)
@@ -312,13 +254,17 @@ async def forecast(
     if not isinstance(current, dict):
         raise UpstreamError(f"{PROVIDER} forecast came back without current conditions", retryable=False)
     daily = body.get("daily")
-    return Weather(
-        location=place,
-        units=_units(body.get("current_units") or {}, units),
-        current=_current(current),
-        daily=_daily(daily, days) if isinstance(daily, dict) and days else [],
-        source_url=_source_url(place.latitude, place.longitude),
-    )
+    try:
+        return Weather(
+            location=place,
+            units=_units(body.get("current_units") or {}, units),
+            current=_current(current),
+            daily=_daily(daily, days) if isinstance(daily, dict) and days else [],
+            source_url=_source_url(place.latitude, place.longitude),
+        )
+    except ValidationError as exc:
+        detail = exc.errors()[0]["msg"]
+        raise UpstreamError(f"{PROVIDER} sent an unusable forecast: {detail}", retryable=False) from None
 
 
 async def get_weather(

@@ -6,6 +6,7 @@ starting the subprocess costs seconds.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -154,3 +155,20 @@ async def test_over_stdio(up: Upstreams, stdio_gateway: Callable[..., Any]) -> N
     async with Client(stdio_gateway()) as client:
         for check in CHECKS:
             await check(client, up)
+
+
+async def test_each_call_is_logged_once_with_its_arguments(
+    up: Upstreams,
+    gateway_settings: Callable[..., Any],
+    serve_http: Callable[..., Any],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with Client(serve_http(gateway_settings()).url()) as client:
+        with caplog.at_level(logging.INFO, logger="weblens.tools"):
+            await client.call_tool("web_search", {"query": "lantern festival", "max_results": 2})
+    records = [r for r in caplog.records if r.name == "weblens.tools"]
+    assert len(records) == 1
+    record = records[0]
+    assert record.tool == "web_search" and record.outcome == "ok"  # type: ignore[attr-defined]
+    assert record.arguments == {"query": "lantern festival", "max_results": 2}  # type: ignore[attr-defined]
+    assert record.result_count == 2 and record.duration_ms > 0  # type: ignore[attr-defined]

@@ -65,3 +65,16 @@ async def test_failures_are_not_cached(ddg: FakeDuckDuckGo, make_settings: Make,
     else:
         raise AssertionError("the anomaly page should be a rate limit")
     assert (await search("q", settings=settings)).results
+
+
+async def test_a_cancelled_caller_does_not_cancel_the_others(make_settings: Make, tmp_path: Path) -> None:
+    async with FakeDuckDuckGo(latency_s=0.3) as ddg:
+        settings = _cached(make_settings, ddg, tmp=tmp_path)
+        first = asyncio.create_task(search("shared", settings=settings))
+        await asyncio.sleep(0.1)  # `first` is waiting on the upstream; the next one joins it
+        second = asyncio.create_task(search("shared", settings=settings))
+        await asyncio.sleep(0.05)
+        first.cancel()
+        response = await second
+    assert first.cancelled()
+    assert response.results and response.provider == "duckduckgo"

@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import mcp.types as types
@@ -54,6 +55,12 @@ class RemoteArgs(BaseModel):
     """Any JSON object: the remote server validates its own arguments."""
 
     model_config = ConfigDict(extra="allow")
+
+
+def _without_userinfo(url: str) -> str:
+    """A URL fit for logs and messages: no `user:password@`."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2])) if "@" in parts.netloc else url
 
 
 @contextmanager
@@ -159,7 +166,7 @@ class RemoteServer:
         self._headers = dict(headers or {})
         self.prefix = prefix
         self.timeout = timeout
-        self.label = label or (target if isinstance(target, str) else Path(target.command).name)
+        self.label = label or (_without_userinfo(target) if isinstance(target, str) else Path(target.command).name)
         self._client: Client | None = None
         self._owner: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()

@@ -135,10 +135,13 @@ def create_server(toolset: Toolset, *, name: str = SERVER_NAME) -> Server[Any]:
         result = await tool.execute(params.arguments or {}, ToolContext(agent_name="mcp"))
         return to_call_result(tool, result)
 
+    input_schemas = {tool.name: tool.input_schema for tool in declared}
     return Server(
         name,
         version=__version__,
         instructions=INSTRUCTIONS,
+        # A direct lookup: without it the SDK re-runs tools/list on every call to check Mcp-Param headers.
+        get_tool_input_schema=input_schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import httpx
@@ -23,7 +24,7 @@ __all__ = [
     "MAX_BODY_BYTES",
     "PROVIDERS",
     "HttpProvider",
-    "Reply",
+    "HttpReply",
     "SearchProvider",
     "describe_error",
     "is_configured",
@@ -96,14 +97,14 @@ def _find_message(data: Any) -> str:
     return ""
 
 
-class Reply:
+@dataclass(frozen=True)
+class HttpReply:
     """A finished upstream answer: status, headers and the whole (capped) body."""
 
-    def __init__(self, status: int, headers: httpx.Headers, body: bytes, text: str) -> None:
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.text = text
+    status: int
+    headers: httpx.Headers
+    body: bytes
+    text: str
 
 
 class HttpProvider:
@@ -137,7 +138,7 @@ class HttpProvider:
         """What to do when the upstream refuses us (which key to set)."""
         return setting_hint(self.name, self.requires or "api_key")
 
-    async def send(self, method: str, path: str, **kwargs: Any) -> Reply:
+    async def send(self, method: str, path: str, **kwargs: Any) -> HttpReply:
         """One request under a hard deadline; an error status becomes a weblens error."""
         base = str(self.settings.require(self.name, "base_url")).rstrip("/")
         client = self._client if self._client is not None else shared_client()
@@ -147,7 +148,7 @@ class HttpProvider:
                 with translate_errors(self.name):
                     async with client.stream(method, base + path, timeout=timeout, **kwargs) as response:
                         body = await self._read(response)
-                        reply = Reply(response.status_code, response.headers, body, _decode(body, response))
+                        reply = HttpReply(response.status_code, response.headers, body, _decode(body, response))
         except TimeoutError:
             raise ToolTimeoutError(f"{self.name} did not answer within {timeout:g} s") from None
         if reply.status >= 400:
@@ -166,7 +167,7 @@ class HttpProvider:
             raise UpstreamError(f"{self.name} sent an answer of the wrong shape", status=reply.status)
         return data
 
-    def error(self, reply: Reply) -> WeblensError:
+    def error(self, reply: HttpReply) -> WeblensError:
         detail = describe_error(reply.body)
         said = f": {detail}" if detail else ""
         exc: WeblensError

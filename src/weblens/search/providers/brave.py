@@ -6,7 +6,7 @@ from typing import Any
 
 from weblens.errors import WeblensError
 from weblens.search.models import ProviderAnswer, SearchRequest
-from weblens.search.providers.base import HttpProvider, Reply, register
+from weblens.search.providers.base import HttpProvider, HttpReply, register
 
 __all__ = ["BraveProvider"]
 
@@ -23,9 +23,9 @@ class BraveProvider(HttpProvider):
     name = "brave"
     kinds = frozenset({"search", "news"})
 
-    def error(self, reply: Reply) -> WeblensError:
+    def error(self, reply: HttpReply) -> WeblensError:
         if reply.status == 422 and b"TOKEN" in reply.body.upper():
-            reply = Reply(401, reply.headers, reply.body, reply.text)
+            reply = HttpReply(401, reply.headers, reply.body, reply.text)
         return super().error(reply)
 
     async def search(self, request: SearchRequest) -> ProviderAnswer:

@@ -16,7 +16,7 @@ import lxml.html  # type: ignore[import-untyped]
 
 from weblens.errors import RateLimitedError, UpstreamError, WeblensError
 from weblens.search.models import ProviderAnswer, SearchRequest, clean_text
-from weblens.search.providers.base import HttpProvider, Reply, register
+from weblens.search.providers.base import HttpProvider, HttpReply, register
 
 __all__ = ["DuckDuckGoProvider", "parse_page", "unwrap_link"]
 
@@ -70,13 +70,13 @@ class DuckDuckGoProvider(HttpProvider):
     requires = None
     auth_statuses = frozenset()
 
-    def error(self, reply: Reply) -> WeblensError:
+    def error(self, reply: HttpReply) -> WeblensError:
         if reply.status in _BLOCKED_STATUSES:  # there is no key: a refusal is bot protection
             return RateLimitedError(f"duckduckgo refused the request (HTTP {reply.status}); this is not 'no results'")
         return super().error(reply)
 
     async def search(self, request: SearchRequest) -> ProviderAnswer:
-        form = {"q": request.query, "kl": request.locale or _ALL_REGIONS, "b": ""}
+        form = {"q": request.query, "kl": _ALL_REGIONS, "b": ""}
         reply = await self.send("POST", "/html/", data=form, headers={"Referer": "https://html.duckduckgo.com/"})
         if reply.status == 202 or any(marker in reply.text for marker in _ANOMALY_MARKERS):
             raise RateLimitedError(
