@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 PACKAGE = "@modelcontextprotocol/inspector@^2.12"
-INSTALL_TIMEOUT_S = 240
+INSTALL_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 60
 TOKEN = "inspector-test-token"
 
@@ -35,7 +35,8 @@ def inspector(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     if not binary.exists():
         try:
             subprocess.run(
-                ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), PACKAGE],
+                ["npm", "install", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=30000",
+                 "--prefix", str(prefix), PACKAGE],
                 capture_output=True, timeout=INSTALL_TIMEOUT_S, check=True,
             )
         except (subprocess.SubprocessError, OSError) as exc:

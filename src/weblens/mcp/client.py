@@ -83,6 +83,8 @@ def _translated(what: str) -> Iterator[None]:
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
         raise UpstreamError(f"{what}: the connection is closed ({type(exc).__name__})", retryable=True) from None
     except Exception as exc:  # transport errors (HTTP, process) surface as many foreign types
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions and isinstance(exc.exceptions[0], Exception):
+            exc = exc.exceptions[0]  # the SDK's task groups wrap the failure that matters
         raise UpstreamError(f"{what} failed: {type(exc).__name__}: {exc}", retryable=True) from None
 
 

@@ -6,12 +6,13 @@ runs it) and this one, which drives the official MCP client. Prints medians of r
 
 - added latency of a `tools/call` over streamable HTTP, paired with the same
   `web_search` made in-process just before it (target < 5 ms)
-- calls/s with 32 concurrent client sessions, and what the fake upstream alone sustains
-  at the same concurrency (so it is shown not to be the bottleneck)
+- calls/s with 32 concurrent client sessions, with the CPU each process spends per call
+  (the fake upstream's share shows it is not the bottleneck), and the same load on the
+  fake from httpx alone, for scale
 
 Search caching is off and every query is different, so each call reaches the upstream.
 
-    .venv/bin/python bench/mcp.py [--tool get_weather|think] [--rounds N]
+    .venv/bin/python bench/mcp_gateway.py [--tool get_weather|think] [--rounds N]
 """
 
 from __future__ import annotations
@@ -120,8 +121,20 @@ async def added_latency_ms(url: str, local: Toolset, tool: str) -> float:
     return statistics.median(pairs) * 1e3
 
 
-async def calls_per_second(url: str, tool: str) -> float:
-    """CLIENTS sessions, each making CALLS_PER_CLIENT calls one after another."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc), 0 when unavailable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def calls_per_second(url: str, tool: str, pids: dict[str, int]) -> tuple[float, dict[str, float]]:
+    """CLIENTS sessions, each making CALLS_PER_CLIENT calls one after another.
+
+    Returns calls/s and the CPU milliseconds per call of each process in `pids` and of this one.
+    """
 
     async def one_client(ready: asyncio.Barrier) -> None:
         async with Client(url) as client:
@@ -134,13 +147,18 @@ async def calls_per_second(url: str, tool: str) -> float:
     ready = asyncio.Barrier(CLIENTS + 1)
     tasks = [asyncio.create_task(one_client(ready)) for _ in range(CLIENTS)]
     await ready.wait()
-    started = time.perf_counter()
+    cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    started, client_cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*tasks)
-    return CLIENTS * CALLS_PER_CLIENT / (time.perf_counter() - started)
+    calls = CLIENTS * CALLS_PER_CLIENT
+    elapsed = time.perf_counter() - started
+    cpu_ms = {name: (cpu_seconds(pid) - cpu_before[name]) * 1e3 / calls for name, pid in pids.items()}
+    cpu_ms["MCP clients"] = (time.process_time() - client_cpu) * 1e3 / calls
+    return calls / elapsed, cpu_ms
 
 
-async def upstream_calls_per_second(ddg_url: str) -> float:
-    """The fake upstream alone, at the same concurrency: the ceiling it puts on the gateway."""
+async def httpx_calls_per_second(ddg_url: str) -> float:
+    """The same load on the fake upstream from httpx alone (no MCP, no weblens), for scale."""
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=CLIENTS)) as http:
 
         async def one_client() -> None:
@@ -152,21 +170,27 @@ async def upstream_calls_per_second(ddg_url: str) -> float:
         return CLIENTS * CALLS_PER_CLIENT / (time.perf_counter() - started)
 
 
-async def measure(url: str, ddg_url: str, tool: str, rounds: int) -> None:
+async def measure(url: str, ddg_url: str, tool: str, rounds: int, pids: dict[str, int]) -> None:
     local = default_toolset(Runtime(settings=Settings(), cache=Cache(None, enabled=False)), enabled=[tool])
     assert local.names == [tool], f"{tool} is not available in-process"
     await wait_until_up(url)
-    added, rates, ceilings = [], [], []
+    added, rates, direct = [], [], []
+    cpu: dict[str, list[float]] = {}
     for _ in range(rounds):
         added.append(await added_latency_ms(url, local, tool))
-        rates.append(await calls_per_second(url, tool))
-        ceilings.append(await upstream_calls_per_second(ddg_url))
+        rate, cpu_ms = await calls_per_second(url, tool, pids)
+        rates.append(rate)
+        for name, ms in cpu_ms.items():
+            cpu.setdefault(name, []).append(ms)
+        if tool == "web_search":
+            direct.append(await httpx_calls_per_second(ddg_url))
     print(f"MCP gateway, tools/call {tool} over streamable HTTP (upstream latency {LATENCY_S * 1e3:.0f} ms), "
-          f"medians of {rounds} rounds:")
+          f"medians of {rounds} rounds, {os.cpu_count()} cores:")
     print(f"  added latency over the in-process call  {statistics.median(added):7.2f} ms     (target < 5 ms)")
     print(f"  calls/s, {CLIENTS} concurrent sessions        {statistics.median(rates):7.1f}")
-    if tool != "think":
-        print(f"    fake upstream alone, same load         {statistics.median(ceilings):7.1f}  (its ceiling)")
+    print("    CPU ms per call: " + ", ".join(f"{name} {statistics.median(v):.2f}" for name, v in cpu.items()))
+    if direct:
+        print(f"    httpx alone, same load on the fake     {statistics.median(direct):7.1f} req/s")
 
 
 def main() -> None:
@@ -194,7 +218,8 @@ def main() -> None:
                  "--tools", options.tool],
                 env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # fmt: skip
-            asyncio.run(measure(f"http://127.0.0.1:{port}/mcp", ddg_url, options.tool, options.rounds))
+            pids = {"gateway": gateway.pid, "fake upstream": upstreams.pid}
+            asyncio.run(measure(f"http://127.0.0.1:{port}/mcp", ddg_url, options.tool, options.rounds, pids))
     finally:
         if gateway is not None:
             gateway.terminate()
