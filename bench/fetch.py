@@ -21,8 +21,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# Run as a script, bench/ comes first on sys.path, where bench/mcp.py would shadow the
-# `mcp` package; take it off and load the shared helpers from bench/extraction.py by path.
+# Run as a script, bench/ comes first on sys.path, where a module named like a package
+# (an `mcp.py`) would shadow it; take it off and load bench/extraction.py's helpers by path.
 _BENCH = Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _BENCH]
 
@@ -39,9 +39,9 @@ import time  # noqa: E402
 from collections.abc import Awaitable, Callable  # noqa: E402
 from types import ModuleType  # noqa: E402
 
+from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
-from mcp import ClientSession  # noqa: E402
 from weblens.cache import Cache  # noqa: E402
 from weblens.config import Settings  # noqa: E402
 from weblens.runtime import Runtime  # noqa: E402
