@@ -50,6 +50,10 @@ async def check_lists_tools_with_both_schemas(client: Client, up: Upstreams) -> 
     weather = listed["get_weather"]
     assert weather.input_schema["required"] == ["location"]
     assert "current" in weather.output_schema["properties"]  # type: ignore[index]
+    search_out = listed["web_search"].output_schema or {}
+    assert {"query", "results", "provider"} <= set(search_out["properties"])
+    fetch_out = listed["web_fetch"].output_schema or {}
+    assert {"final_url", "content", "total_length", "truncated", "next_start_index"} <= set(fetch_out["properties"])
 
 
 async def check_get_weather_text_structured_content_and_sources(client: Client, up: Upstreams) -> None:
@@ -99,7 +103,7 @@ async def check_upstream_failure_is_an_error_result(client: Client, up: Upstream
 async def check_web_search_results_and_sources(client: Client, up: Upstreams) -> None:
     result = await client.call_tool("web_search", {"query": "lantern festival", "max_results": 2})
     assert not result.is_error, text_of(result)
-    data = result.structured_content["result"]
+    data = result.structured_content
     assert data["provider"] == "brave" and data["query"] == "lantern festival" and len(data["results"]) == 2
     links = [str(block.uri) for block in result.content if isinstance(block, ResourceLink)]
     assert links == [r["url"] for r in data["results"]]
@@ -119,7 +123,7 @@ async def check_web_fetch_reads_a_page(client: Client, up: Upstreams) -> None:
     assert not result.is_error, text_of(result)
     assert ARTICLE_PARAGRAPHS[0][:40] in text_of(result)
     assert [str(b.uri) for b in result.content if isinstance(b, ResourceLink)] == [url]
-    assert result.structured_content["result"]["final_url"] == url
+    assert result.structured_content["final_url"] == url
 
 
 async def check_web_fetch_refuses_metadata_addresses(client: Client, up: Upstreams) -> None:

@@ -92,6 +92,7 @@ class FetchTool(Tool[Any]):
     name = "web_fetch"
     description = WEB_FETCH_DESCRIPTION
     params: type[BaseModel] = WebFetchParams
+    output = Page
     key_param: ClassVar[str | None] = "url"
     empty_is_error: ClassVar[bool] = False
     """Seed 002: a page with no extractable text is an error rather than an empty success."""

@@ -157,6 +157,7 @@ class SearchTool(_SearchToolBase[WebSearchParams]):
         "If nothing is found, the result says so: do not repeat the same query."
     )
     params = WebSearchParams
+    output = render.WebSearchOutput
 
 
 class WebSearchTool(_SearchToolBase[CountParams]):
@@ -165,6 +166,7 @@ class WebSearchTool(_SearchToolBase[CountParams]):
     name = "brave_web_search"
     description = "Search the web with Brave Search. Returns title, URL and description for each result."
     params = CountParams
+    output = render.WebSearchOutput
     fixed_providers = ("brave",)
 
     def provider_order(self, settings: Settings) -> tuple[str, ...] | None:
@@ -179,6 +181,7 @@ class TavilyWebSearchTool(_SearchToolBase[CountParams]):
     name = "tavily_web_search"
     description = "Search the web with Tavily. Returns title, URL and description for each result."
     params = CountParams
+    output = render.WebSearchOutput
     fixed_providers = ("tavily",)
 
 

@@ -9,16 +9,46 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from weblens.errors import WeblensError
 from weblens.result import Source, ToolResult
 from weblens.search import SearchResponse
 
-__all__ = ["NO_RESULTS_ADVICE", "json_failure", "json_list", "markdown", "serper", "sources", "standard"]
+__all__ = [
+    "NO_RESULTS_ADVICE",
+    "WebSearchHit",
+    "WebSearchOutput",
+    "json_failure",
+    "json_list",
+    "markdown",
+    "serper",
+    "sources",
+    "standard",
+]
 
 NO_RESULTS_ADVICE = (
     "The search worked but found nothing. Do not repeat the same query: try different words, "
     "or answer without web results and say so."
 )
+
+
+class WebSearchHit(BaseModel):
+    title: str
+    url: str
+    snippet: str
+    published_at: str | None = None
+
+
+class WebSearchOutput(BaseModel):
+    """The data of `standard` results (seed 001): what MCP clients get as structuredContent."""
+
+    query: str
+    results: list[WebSearchHit]
+    provider: str = Field(description="the provider that answered")
+    failures: list[dict[str, Any]] | None = Field(
+        default=None, description="providers that failed before this one answered, and why"
+    )
 
 
 def sources(response: SearchResponse) -> list[Source]:
@@ -57,8 +87,6 @@ def standard(response: SearchResponse) -> ToolResult:
     text = "\n".join(lines) + _fallback_note(response)
     brief = f"{len(results)} results for {response.query} ({response.provider})"
     return ToolResult.success(text, data=data, sources=sources(response), brief=brief)
-
-
 
 
 def markdown(response: SearchResponse) -> ToolResult:
