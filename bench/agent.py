@@ -91,8 +91,7 @@ def serve_app(model_url: str, data_dir: str) -> None:
 
 def child(*args: str) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        # -P: bench/ is not put on sys.path, where a bench script's name (mcp.py) would shadow a package
-        [sys.executable, "-P", __file__, *args],
+        [sys.executable, __file__, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

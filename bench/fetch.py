@@ -18,38 +18,32 @@ medians of several rounds.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import importlib.util
+import json
+import os
+import socket
+import statistics
+import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import ModuleType
 
-# Run as a script, bench/ comes first on sys.path, where a module named like a package
-# (an `mcp.py`) would shadow it; take it off and load bench/extraction.py's helpers by path.
-_BENCH = Path(__file__).resolve().parent
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _BENCH]
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import importlib.util  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import socket  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Awaitable, Callable  # noqa: E402
-from types import ModuleType  # noqa: E402
-
-from mcp import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-
-from weblens.cache import Cache  # noqa: E402
-from weblens.config import Settings  # noqa: E402
-from weblens.runtime import Runtime  # noqa: E402
-from weblens.tools.fetch import FetchTool  # noqa: E402
+from weblens.cache import Cache
+from weblens.config import Settings
+from weblens.runtime import Runtime
+from weblens.tools.fetch import FetchTool
 
 
 def _load_extraction_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_extraction", _BENCH / "extraction.py")
+    spec = importlib.util.spec_from_file_location("bench_extraction", Path(__file__).resolve().parent / "extraction.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
