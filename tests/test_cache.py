@@ -23,6 +23,17 @@ def test_values_survive_a_new_instance_until_they_expire(tmp_path: Path) -> None
     assert again.purge_expired() == 1
 
 
+def test_expired_entries_are_deleted_as_new_ones_are_written(tmp_path: Path) -> None:
+    cache = Cache(tmp_path / "cache.sqlite3")
+    for i in range(20):  # e.g. pages read once long ago: never asked for again
+        cache.set("fetch", f"old{i}", "x" * 1000, ttl_s=0.01)
+    time.sleep(0.05)
+    for i in range(500):
+        cache.set("search", f"new{i}", i, ttl_s=3600)
+    assert cache.purge_expired() == 0  # the old rows went already, without anyone calling purge
+    assert cache.get("search", "new499") == 499
+
+
 def test_disabled_cache_stores_nothing() -> None:
     cache = Cache(enabled=False)
     cache.set("n", "k", 1, ttl_s=60)

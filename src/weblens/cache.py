@@ -31,6 +31,10 @@ CREATE TABLE IF NOT EXISTS entries (
 """
 
 
+_PURGE_EVERY = 100
+"""Expired entries are deleted every this many writes."""
+
+
 def cache_key(*parts: Any) -> str:
     """A stable key for JSON-like request parts (order of dict keys does not matter)."""
     raw = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -87,6 +91,7 @@ class Cache:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
         self._flight = SingleFlight()
+        self._writes = 0
 
     def close(self) -> None:
         with self._lock:
@@ -112,6 +117,9 @@ class Cache:
                 "INSERT OR REPLACE INTO entries (namespace, key, value, expires_at) VALUES (?, ?, ?, ?)",
                 (namespace, key, payload, time.time() + ttl_s),
             )
+            self._writes += 1
+            if self._writes % _PURGE_EVERY == 0:  # expired rows are never read again: keep the file bounded
+                self._db.execute("DELETE FROM entries WHERE expires_at < ?", (time.time(),))
 
     def purge_expired(self) -> int:
         with self._lock:

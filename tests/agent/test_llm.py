@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -119,3 +120,19 @@ async def test_a_key_echoed_by_the_endpoint_never_reaches_the_user(llm: Scripted
     [error] = [e for e in events if isinstance(e, ErrorEvent)]
     assert "has no access" in error.message and API_KEY not in error.message
     assert MASK in error.message
+
+
+async def test_a_key_passed_in_directly_is_masked_when_echoed(llm: ScriptedLLM) -> None:
+    from weblens import Toolset
+    from weblens.agent import Agent, ErrorEvent
+
+    key = "sk-embedded-" + uuid.uuid4().hex  # never seen by Settings, only by ChatModel
+    llm.add(Turn(status=400, error=f"the key {key} has no access to this model"))
+    model = ChatModel(base_url=llm.base_url, model="m", api_key=key, timeout=10)
+    try:
+        events = [e async for e in Agent(model, Toolset()).run("hi")]
+    finally:
+        await model.aclose()
+
+    [error] = [e for e in events if isinstance(e, ErrorEvent)]
+    assert "has no access" in error.message and key not in error.message

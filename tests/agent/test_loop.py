@@ -324,3 +324,44 @@ async def test_each_executed_tool_call_is_logged_once(
     records = [r for r in caplog.records if getattr(r, "tool", None) == "web_search"]
     assert len(records) == 1
     assert records[0].arguments == {"query": "q"} and records[0].result_count == 1  # type: ignore[attr-defined]
+
+
+async def test_tool_call_ids_a_server_reuses_are_made_unique(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    # some OpenAI-compatible servers number calls per response ("call_0", "call_1", ...) or repeat one id
+    llm.add(
+        Turn(tool_calls=[call("web_search", {"query": q}, id="call_0") for q in ("a", "b")]),
+        Turn(tool_calls=[call("web_search", {"query": "c"}, id="call_0")]),
+        Turn(text="done [1]."),
+    )
+
+    answer = await ask("q", [make_search()])
+
+    ids = [c.id for c in answer.calls]
+    assert len(set(ids)) == 3 and sorted(r.id for r in answer.results) == sorted(ids)
+    sent = llm.sent[2]["messages"]
+    assistant_ids = [c["id"] for m in sent if m["role"] == "assistant" for c in m.get("tool_calls") or ()]
+    assert assistant_ids == ids == [m["tool_call_id"] for m in tool_messages(llm.sent[2])]
+    assert answer.done.answer == "done [1]."
+
+
+async def test_a_model_without_tool_support_still_answers_plainly(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    # what Ollama answers for a model that cannot call tools (vLLM's refusal also names tools)
+    llm.add(Turn(status=400, error="registry.ollama.ai/library/gemma:2b does not support tools"))
+    llm.add(Turn(text="Paris is the capital of France."))
+
+    answer = await ask("What is the capital of France?", [make_search()])
+
+    assert answer.error is None
+    assert answer.done.answer == "Paris is the capital of France."
+    assert answer.done.notice is not None and "Web access is unavailable" in answer.done.notice
+    assert "tools" in llm.sent[0] and "tools" not in llm.sent[1]
+    assert NO_TOOLS_NOTE.split("(")[0] in llm.sent[1]["messages"][0]["content"]
+
+
+async def test_other_model_refusals_are_still_errors(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    llm.add(Turn(status=400, error="the context is too long"))
+
+    answer = await ask("hi", [make_search()])
+
+    assert answer.error is not None and "too long" in answer.error.message and llm.remaining == 0
+    assert len(llm.sent) == 1

@@ -200,3 +200,22 @@ async def test_bad_input_is_a_clear_4xx_and_saves_nothing(
             assert error["code"] == code and words in error["message"], (body, error)
         assert (await http.get("/api/sessions")).json()["sessions"] == []
     assert llm.sent == []
+
+
+async def test_deleting_the_session_mid_answer_ends_the_stream_with_an_error_event(
+    llm: ScriptedLLM, client: httpx.AsyncClient, sse: Callable[[str], list[Any]]
+) -> None:
+    llm.add(Turn(text="A slow answer that keeps going for a while.", chunk_interval_s=0.05))
+
+    received = ""
+    async with client.stream("POST", "/api/chat", json={"message": "hi"}) as response:
+        async for chunk in response.aiter_text():
+            if "event: delta" not in received and "event: delta" in received + chunk:
+                session_id = sse(received + chunk)[0].data["session_id"]
+                assert (await client.delete(f"/api/sessions/{session_id}")).status_code == 204
+            received += chunk
+
+    events = sse(received)
+    assert events[-1].event == "error", received
+    assert events[-1].data["code"] == "not_found" and "deleted" in events[-1].data["message"]
+    assert (await client.get("/api/sessions")).json()["sessions"] == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 import weblens
@@ -17,7 +18,7 @@ from weblens.errors import (
     UpstreamError,
 )
 from weblens.fetch import Page, fetch
-from weblens.testing import Reply
+from weblens.testing import FakeServer, Reply
 from weblens.testing.pages import ARTICLE_PARAGRAPHS, PageServer
 
 
@@ -135,6 +136,18 @@ async def test_a_redirect_to_a_name_resolving_privately_is_refused(pages: PageSe
     with pytest.raises(BlockedError, match=r"evil\.example resolves to 127\.0\.0\.1"):
         await fetch(url, settings=settings, cache=cache, resolver=resolver)
     assert pages.count("/article") == 0
+
+
+async def test_a_callers_own_redirect_following_client_still_checks_every_hop(
+    pages: PageServer, settings: Settings, cache: Cache
+):
+    async with FakeServer() as internal:  # not in allowed_hosts: a loopback service the guard must refuse
+        internal.route("GET", "/admin", Reply(body="internal secrets"))
+        url = pages.url(f"/redirect?to={internal.url('/admin')}")
+        async with httpx.AsyncClient(follow_redirects=True) as client:
+            with pytest.raises(BlockedError, match="loopback"):
+                await fetch(url, settings=settings, cache=cache, client=client)
+        assert internal.requests == []
 
 
 async def test_an_oversized_body_stops_at_the_cap(pages: PageServer, settings: Settings, cache: Cache):

@@ -114,3 +114,10 @@ async def test_a_200_carrying_the_pages_404_is_not_found(firecrawl: FirecrawlFak
 def test_no_key_is_not_configured() -> None:
     with pytest.raises(NotConfiguredError, match="FIRECRAWL_API_KEY"):
         FirecrawlClient(Settings().firecrawl)
+
+
+@pytest.mark.parametrize("metadata", [["not", "a", "dict"], {"statusCode": "n/a", "title": "T"}])
+async def test_odd_metadata_is_tolerated_not_a_crash(firecrawl: FirecrawlFake, metadata: object) -> None:
+    firecrawl.queue("/v1/scrape", Reply(body={"success": True, "data": {"markdown": "# Hi", "metadata": metadata}}))
+    page = await client_for(firecrawl).scrape("https://example.com/odd")
+    assert (page.content, page.status_code, page.source_url) == ("# Hi", 200, "https://example.com/odd")

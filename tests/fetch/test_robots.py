@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from weblens.cache import Cache
 from weblens.config import Settings
-from weblens.errors import BlockedError
+from weblens.errors import BlockedError, ToolTimeoutError
 from weblens.fetch import fetch
 from weblens.testing import Reply
 from weblens.testing.pages import PageServer
@@ -42,3 +44,24 @@ async def test_missing_robots_allows_and_a_5xx_disallows(pages: PageServer, sett
     pages.route("GET", "/robots.txt", Reply(status=503, body="down"))
     with pytest.raises(BlockedError, match="HTTP 503"):
         await fetch(pages.url("/readme.md"), settings=settings, cache=other, respect_robots=True)
+
+
+async def test_a_slow_robots_txt_counts_against_the_fetch_timeout(pages: PageServer, cache: Cache) -> None:
+    pages.route("GET", "/robots.txt", Reply(body="User-agent: *\n" + "#" * 200, drip=(1, 0.05)))
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "timeout": 0.5})
+    started = time.monotonic()
+    with pytest.raises(ToolTimeoutError, match=r"longer than 0\.5 s"):
+        await fetch(pages.url("/plain.txt"), settings=settings, cache=cache, respect_robots=True)
+    assert time.monotonic() - started < 3
+
+
+async def test_a_huge_robots_txt_is_cut_not_read_to_the_end(
+    pages: PageServer, settings: Settings, cache: Cache
+) -> None:
+    rules = "User-agent: *\nDisallow: /article\n"
+    body = rules + ("#" * 1023 + "\n") * 10 * 1024  # 10 MiB, in 256 KiB steps 0.3 s apart: 12 s to read it all
+    pages.route("GET", "/robots.txt", Reply(body=body, drip=(256 * 1024, 0.3)))
+    started = time.monotonic()
+    with pytest.raises(BlockedError, match=r"robots\.txt"):
+        await fetch(pages.url("/article"), settings=settings, cache=cache, respect_robots=True)
+    assert time.monotonic() - started < 4  # stopped after the first 512 KiB

@@ -48,6 +48,9 @@ BLOCKED = {
     "metadata AWS NAT64": "http://[64:ff9b::a9fe:a9fe]/",
     "metadata AWS IPv6": "http://[fd00:ec2::254]/",
     "metadata Alibaba": "http://100.100.100.200/",
+    "metadata AWS ECS credentials": "http://169.254.170.2/v2/credentials/",
+    "metadata AWS EKS Pod Identity": "http://169.254.170.23/v1/credentials",
+    "metadata AWS EKS Pod Identity IPv6": "http://[fd00:ec2::23]/v1/credentials",
 }
 METADATA = [name for name in BLOCKED if name.startswith("metadata")]
 
@@ -89,6 +92,19 @@ def test_the_reason_names_the_address_and_the_kind() -> None:
 def test_only_http_and_https_urls(url: str) -> None:
     with pytest.raises(ToolValidationError):
         SsrfGuard().check_url(url)
+
+
+def test_a_malformed_punycode_host_is_a_validation_error() -> None:
+    with pytest.raises(ToolValidationError, match="bad host name"):
+        SsrfGuard().check_url("http://xn--/")
+
+
+async def test_a_name_idna_cannot_encode_is_a_resolve_failure_not_a_crash() -> None:
+    # the system resolver raises UnicodeError (not OSError) for an empty or over-long label
+    async with guarded_client(SsrfGuard(), timeout_s=5, connect_timeout_s=5, user_agent="t") as client:
+        for url in ("http://a..b/", f"http://{'a' * 300}.example/"):
+            with pytest.raises(httpx.ConnectError, match="could not resolve"):
+                await client.get(url)
 
 
 def test_parse_ip_reads_inet_aton_forms() -> None:

@@ -83,6 +83,22 @@ async def test_limiter_spaces_slots_and_defers() -> None:
     assert limiter.reserve() >= 0.99
 
 
+async def test_slots_of_cancelled_searches_go_to_the_next_callers(make_settings: Make) -> None:
+    async with FakeBrave(requests_per_second=4.0) as brave:
+        settings = make_settings(brave, brave={"requests_per_second": 4.0})
+        await search("warm-up", provider="brave", settings=settings)
+        asks = (search(f"given up {i}", provider="brave", settings=settings) for i in range(8))
+        waiting = [asyncio.ensure_future(ask) for ask in asks]
+        await asyncio.sleep(0.1)
+        for task in waiting:  # e.g. their tool timeouts fired while they queued
+            task.cancel()
+        await asyncio.gather(*waiting, return_exceptions=True)
+        started = time.monotonic()
+        response = await search("asked later", provider="brave", settings=settings)
+        assert response.results and time.monotonic() - started < 1.0  # not behind eight abandoned slots (2 s)
+        assert brave.rejected == 0
+
+
 async def test_ratelimit_reset_header_is_waited_out(make_settings: Make) -> None:
     async with FakeBrave() as brave:
         body = {"type": "ErrorResponse", "error": {"detail": "slow down"}}

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 
 import pytest
 
 from weblens.config import Settings
-from weblens.errors import NotConfiguredError, RateLimitedError, ToolValidationError
+from weblens.errors import NotConfiguredError, RateLimitedError, ToolValidationError, WeblensError
 from weblens.search import SearchRouter, search
 from weblens.search.models import make_request
 from weblens.testing.providers import FakeBrave, FakeDuckDuckGo, FakeSearxng, FakeSerper, FakeTavily
@@ -55,7 +56,7 @@ async def test_falls_back_and_says_why(
     break_tavily: Callable[[FakeTavily], None], code: str, tavily: FakeTavily, brave: FakeBrave, make_settings: Make
 ) -> None:
     break_tavily(tavily)
-    response = await search("q", settings=make_settings(tavily, brave, tavily={"timeout": 0.3}))
+    response = await search("q", settings=make_settings(tavily, brave, tavily={"timeout": 1.0}))
     assert response.provider == "brave"
     assert [(f.provider, f.code) for f in response.failures] == [("tavily", code)]
     assert response.results
@@ -100,3 +101,18 @@ async def test_missing_key_does_not_trip_the_breaker(ddg: FakeDuckDuckGo, make_s
     for _ in range(3):
         with pytest.raises(NotConfiguredError, match="BRAVE_API_KEY"):
             await router.search(make_request(query="q"), provider="brave")
+
+
+async def test_a_key_the_provider_echoes_back_never_reaches_failures_or_errors(
+    tavily: FakeTavily, brave: FakeBrave, make_settings: Make
+) -> None:
+    key = "tvly-echoed-back-by-upstream-5d1c"
+    tavily.fail(401, {"detail": {"error": f"Invalid API key: {key}"}}, times=2)
+    settings = make_settings(tavily, brave, tavily={"api_key": key})
+    response = await search("q", settings=settings)
+    assert response.provider == "brave"
+    assert key not in response.failures[0].message and "Invalid API key: ***" in response.failures[0].message
+    brave.fail(500, {"error": {"detail": "boom"}})
+    with pytest.raises(WeblensError) as info:
+        await search("other q", settings=settings)
+    assert key not in info.value.message and key not in json.dumps(info.value.details)

@@ -20,6 +20,7 @@ from weblens.agent.events import Usage
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError, ToolTimeoutError, UpstreamError
 from weblens.net import error_for_status
+from weblens.redact import register_secret
 
 __all__ = ["ChatModel", "ModelTurn", "ToolCall"]
 
@@ -67,6 +68,7 @@ class ChatModel:
     ) -> None:
         self.model = model
         self.base_url = base_url
+        register_secret(api_key)  # a key passed in (not from settings) must be masked in errors too
         # the SDK brings its own HTTP stack (httpx2) and wraps its transport errors
         self._client = openai.AsyncOpenAI(
             base_url=base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=max_retries

@@ -21,7 +21,7 @@ from weblens.agent.citations import SourceBook
 from weblens.agent.events import AgentEvent, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent, Usage
 from weblens.agent.llm import ModelTurn, ToolCall
 from weblens.context import ToolContext
-from weblens.errors import WeblensError
+from weblens.errors import UpstreamError, WeblensError
 from weblens.redact import redact_text
 from weblens.result import ToolResult
 from weblens.toolset import Toolset
@@ -50,6 +50,7 @@ REPEAT_NOTE = (
     "[weblens] This is the same call as before ({name} with the same arguments), so it was not run "
     "again; its earlier result follows. Do not repeat it: use it, or try something else.\n\n"
 )
+NO_TOOL_SUPPORT = "the model does not support tool calling"
 EMPTY_ANSWER = "(The model returned no answer.)"
 STEP_LIMIT_FINISH = "step_limit"
 
@@ -71,6 +72,12 @@ def _call_key(call: ToolCall) -> tuple[str, str]:
     except json.JSONDecodeError:
         return call.name, call.arguments
     return call.name, json.dumps(args, sort_keys=True, ensure_ascii=False)
+
+
+def _refuses_tools(exc: UpstreamError) -> bool:
+    """The endpoint refused the request because it cannot call tools (not for any other reason)."""
+    said = exc.message.partition(f"HTTP {exc.status}")[2]  # the endpoint's words, not its URL
+    return exc.status in (400, 422) and "tool" in said.lower()
 
 
 def _shown_arguments(call: ToolCall) -> dict[str, Any] | str:
@@ -133,6 +140,17 @@ class _Run:
         self.earlier: dict[tuple[str, str], tuple[str, ToolResult]] = {}
         self.usage = Usage()
         self.answer: list[str] = []
+        self.call_ids: set[str] = set()
+
+    def _unique_ids(self, calls: list[ToolCall]) -> None:
+        """Call ids unique within the answer: some servers number calls per response or repeat one,
+        and each tool result must go back under its own call's id."""
+        for call in calls:
+            base, n = call.id, 1
+            while call.id in self.call_ids:
+                n += 1
+                call.id = f"{base}_{n}"
+            self.call_ids.add(call.id)
 
     def _unavailable_reason(self) -> str:
         missing = self.agent.tools.unavailable
@@ -157,16 +175,27 @@ class _Run:
                 if forced:
                     messages.append({"role": "user", "content": STEP_LIMIT_NOTE})
                 turn = ModelTurn()
-                async with aclosing(self._model_turn(messages, () if forced else schemas)) as streamed:
-                    async for event in streamed:
-                        if isinstance(event, ModelTurn):
-                            turn = event
-                        else:
-                            yield event
+                try:
+                    async with aclosing(self._model_turn(messages, () if forced else schemas)) as streamed:
+                        async for event in streamed:
+                            if isinstance(event, ModelTurn):
+                                turn = event
+                            else:
+                                yield event
+                except UpstreamError as exc:
+                    if not (schemas and steps == 0 and not self.answer and _refuses_tools(exc)):
+                        raise
+                    # a model that cannot call tools (Ollama, vLLM without a tool parser): answer without them
+                    logger.warning("the model refused tools, answering without them: %s", redact_text(exc.message))
+                    schemas = []
+                    notice = f"Web access is unavailable: {NO_TOOL_SUPPORT}."
+                    messages[0]["content"] += "\n" + NO_TOOLS_NOTE.format(why=NO_TOOL_SUPPORT)
+                    continue
                 finish = STEP_LIMIT_FINISH if forced else turn.finish_reason
                 if forced or not schemas or not turn.tool_calls:
                     break
                 steps += 1
+                self._unique_ids(turn.tool_calls)
                 messages.append(self._assistant_message(turn))
                 async with aclosing(self._call_tools(turn.tool_calls, messages)) as tool_events:
                     async for tool_event in tool_events:

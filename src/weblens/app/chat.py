@@ -7,6 +7,7 @@ incomplete.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from weblens.agent.events import AgentEvent, CitedSource, Delta, Done, ErrorEven
 from weblens.agent.loop import Agent
 from weblens.app.sessions import MessageStatus, SessionInfo, SessionStore, StoredMessage
 from weblens.context import ToolContext
+from weblens.errors import NotFoundError
 
 __all__ = ["HISTORY_MESSAGES", "ChatService"]
 
@@ -88,7 +90,11 @@ class ChatService:
     async def answer(self, session: SessionInfo, message: str) -> AsyncIterator[AgentEvent]:
         """Stream the agent's events; `done` carries the session id; the answer is always saved."""
         history = await self.history(session.id)
-        await self._save(session.id, StoredMessage(role="user", content=message))
+        try:
+            await self._save(session.id, StoredMessage(role="user", content=message))
+        except NotFoundError as exc:  # deleted since the request looked it up
+            yield ErrorEvent(code=exc.code, message=exc.message)
+            return
         transcript = _Transcript()
         saved = False
         ctx = ToolContext(thread_id=session.id, agent_name=AGENT_NAME)
@@ -98,7 +104,12 @@ class ChatService:
                 transcript.record(event)
                 if isinstance(event, Done | ErrorEvent):
                     saved = True
-                    await self._save(session.id, transcript.message("complete" if event.type == "done" else "error"))
+                    status: MessageStatus = "complete" if event.type == "done" else "error"
+                    try:
+                        await self._save(session.id, transcript.message(status))
+                    except NotFoundError as exc:  # the session was deleted while the answer streamed
+                        yield ErrorEvent(code=exc.code, message=f"the answer was not saved: {exc.message}")
+                        return
                 if isinstance(event, Done):
                     event = event.model_copy(update={"session_id": session.id})
                 yield event
@@ -106,5 +117,6 @@ class ChatService:
             # also runs when the client went away: keep what was said, marked incomplete
             with anyio.CancelScope(shield=True):
                 if not saved:
-                    await self._save(session.id, transcript.message("incomplete"))
+                    with contextlib.suppress(NotFoundError):
+                        await self._save(session.id, transcript.message("incomplete"))
                 await events.aclose()

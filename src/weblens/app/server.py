@@ -3,10 +3,12 @@
 Routes and lifespans are lists, so other parts (the MCP gateway's `/mcp` mount) add
 theirs in `create_app` without touching the rest. Without a configured model the
 server still starts: the page, health and MCP work, and the chat API says what to set.
+Requests with a foreign `Host` or `Origin` are refused (DNS rebinding, cross-site POSTs).
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -15,10 +17,13 @@ from typing import Any
 
 from anyio import to_thread
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from weblens._version import __version__
 from weblens.agent.events import AgentEvent
@@ -28,7 +33,7 @@ from weblens.app.chat import ChatService
 from weblens.app.sessions import TITLE_MAX_CHARS, SessionStore
 from weblens.config import Settings
 from weblens.errors import NotConfiguredError, NotFoundError
-from weblens.mcp.http import MCP_PATH, mcp_mount
+from weblens.mcp.http import MCP_PATH, is_loopback, is_wildcard, mcp_mount, security_settings
 from weblens.toolset import Toolset
 
 __all__ = ["create_app"]
@@ -87,6 +92,59 @@ def _string_field(body: dict[str, Any], name: str, *, required: bool, limit: int
     if len(value) > limit:
         raise _BadRequest(413, "too_large", f"`{name}` is {len(value)} characters; the limit is {limit}")
     return value
+
+
+def _matches(value: str, allowed: list[str]) -> bool:
+    """`value` is in `allowed`, where an entry ending in `:*` stands for any port."""
+    value = value.lower()
+    return any(value == a or (a.endswith(":*") and value.startswith(a[:-1])) for a in allowed)
+
+
+class _RequestGuard:
+    """Refuses what a browser sends on behalf of another site: a foreign `Origin` (any web
+    page may POST to 127.0.0.1 without a preflight) or a foreign `Host` (DNS rebinding would
+    let it read the sessions). `/mcp` keeps the gateway's own checks."""
+
+    def __init__(self, app: ASGIApp, *, settings: Settings) -> None:
+        self.app = app
+        host = settings.server.host
+        # On an address other machines can reach, the API needs the token (the page itself does not).
+        self.token: str | None = None
+        self.locked = not is_loopback(host)
+        if self.locked and settings.mcp.token is not None:
+            self.token = settings.mcp.token.get_secret_value()
+        # on a wildcard bind every name of the machine is valid; the Origin must still be this server
+        security = None if is_wildcard(host) else security_settings(host, settings)
+        self.hosts = security.allowed_hosts if security is not None else None
+        self.origins = security.allowed_origins if security is not None else list(settings.mcp.allowed_origins)
+
+    def _unauthorised(self, path: str, headers: Headers) -> Response | None:
+        if not self.locked or not path.startswith("/api/"):
+            return None
+        if self.token is None:
+            return _error(401, "not_configured", "this server is reachable from other machines: set WEBLENS_MCP_TOKEN")
+        given = headers.get("authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+            return _error(401, "not_configured", "send the server's token as 'Authorization: Bearer <token>'")
+        return None
+
+    def _refusal(self, headers: Headers) -> Response | None:
+        host = headers.get("host", "")
+        if self.hosts is not None and not _matches(host, self.hosts):
+            return _error(421, "blocked", f"this server does not answer for the host name {host!r}")
+        origin = headers.get("origin")
+        if origin and not (origin.lower().partition("://")[2] == host.lower() or _matches(origin, self.origins)):
+            return _error(403, "blocked", f"requests from {origin!r} are not allowed (cross-site)")
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] != MCP_PATH:
+            headers = Headers(scope=scope)
+            refusal = self._refusal(headers) or self._unauthorised(scope["path"], headers)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class _Api:
@@ -237,6 +295,7 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None) -> Starlet
     app = Starlette(
         routes=routes,
         lifespan=_compose(lifespans),
+        middleware=[Middleware(_RequestGuard, settings=settings)],
         exception_handlers={_BadRequest: _bad_request, NotFoundError: _not_found},
     )
     app.state.settings = settings

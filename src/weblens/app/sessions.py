@@ -12,6 +12,8 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -144,7 +146,7 @@ class SessionStore:
     # -- messages ----------------------------------------------------------------
 
     def add(self, session_id: str, message: StoredMessage) -> StoredMessage:
-        with self._lock:
+        with self._lock, _session_must_exist(session_id):
             cursor = self._db.execute(
                 "INSERT INTO messages (session_id, role, content, status, tool_calls, sources, error, usage, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -173,6 +175,15 @@ class SessionStore:
                 (session_id, last),
             )
         return [_message(row) for row in rows]
+
+
+@contextmanager
+def _session_must_exist(session_id: str) -> Iterator[None]:
+    """A message for a session that is gone (deleted meanwhile) is a `NotFoundError`."""
+    try:
+        yield
+    except sqlite3.IntegrityError:
+        raise NotFoundError(f"no session with id {session_id!r} (it was deleted)") from None
 
 
 def _message(row: sqlite3.Row) -> StoredMessage:

@@ -9,7 +9,8 @@ import typer
 from weblens.cli import app
 from weblens.cli.output import fail_from
 from weblens.config import get_settings
-from weblens.errors import WeblensError
+from weblens.errors import NotConfiguredError, WeblensError
+from weblens.mcp.http import is_loopback
 
 
 @app.command()
@@ -26,6 +27,11 @@ def serve(
         settings = get_settings()
         if host:  # the app's own checks (e.g. MCP's token on a reachable address) see the real bind
             settings.server.host = host
+        if not is_loopback(settings.server.host) and settings.mcp.token is None:
+            raise NotConfiguredError(
+                f"refusing to serve on {settings.server.host}, which other machines can reach, without a token: "
+                "set WEBLENS_MCP_TOKEN (the chat API and /mcp then require 'Authorization: Bearer <token>')"
+            )
         application = create_app(settings)
     except WeblensError as exc:
         fail_from(exc)

@@ -28,7 +28,7 @@ from weblens.net import parse_retry_after, translate_errors
 from weblens.net.guarded import guarded_client, is_guarded
 from weblens.net.ssrf import Resolver, SsrfGuard, default_port
 
-__all__ = ["Downloaded", "close_clients", "download", "fetch_client", "guard_for"]
+__all__ = ["Downloaded", "close_clients", "download", "fetch_client", "guard_for", "read_capped"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ACCEPT = "text/html,application/xhtml+xml,text/plain,text/markdown,application/json,application/pdf;q=0.9,*/*;q=0.5"
@@ -99,12 +99,13 @@ def _too_large(url: httpx.URL, cap: int) -> TooLargeError:
     )
 
 
-async def _read_capped(response: httpx.Response, cap: int) -> bytes:
+async def read_capped(response: httpx.Response, cap: int, *, truncate: bool = False) -> bytes:
+    """The decompressed body; past `cap` bytes TooLargeError, or with `truncate` its first `cap` bytes."""
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
         raise UnsupportedContentError(f"{response.url.host} sent an unsupported content encoding: {encoding}")
     declared = response.headers.get("content-length", "")
-    if encoding in ("identity", "") and declared.isdigit() and int(declared) > cap:
+    if not truncate and encoding in ("identity", "") and declared.isdigit() and int(declared) > cap:
         raise _too_large(response.url, cap)
     decoder = zlib.decompressobj(_GZIP_OR_ZLIB) if encoding not in ("identity", "") else None
     parts: list[bytes] = []
@@ -119,7 +120,10 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
                     chunk = decoder.unconsumed_tail
                 size += len(out)
                 if size > cap:
-                    raise _too_large(response.url, cap)
+                    if not truncate:
+                        raise _too_large(response.url, cap)
+                    parts.append(out[: len(out) - (size - cap)])
+                    return b"".join(parts)
                 parts.append(out)
         if decoder is not None:
             parts.append(decoder.flush())
@@ -145,13 +149,14 @@ async def download(
         if robots is not None:
             await robots(current)
         with translate_errors(current.host):
-            async with client.stream("GET", current, headers=_HEADERS) as r:
+            # never the client's own redirect following: each hop must pass the guard above
+            async with client.stream("GET", current, headers=_HEADERS, follow_redirects=False) as r:
                 if r.status_code in _REDIRECTS and "location" in r.headers:
                     current = guard.check_url(current.join(r.headers["location"]))
                     continue
                 if r.status_code >= 400:
                     raise _status_error(r.status_code, str(current), r.headers)
-                body = await _read_capped(r, config.max_bytes)
+                body = await read_capped(r, config.max_bytes)
                 content_type = r.headers.get("content-type", "")
         return Downloaded(str(url), str(current), r.status_code, content_type, body)
     raise UpstreamError(

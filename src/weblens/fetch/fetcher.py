@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 import httpx
 
@@ -14,7 +16,8 @@ from weblens.fetch.document import Document, Page
 from weblens.fetch.extract import extract
 from weblens.fetch.paging import page_bounds
 from weblens.fetch.robots import RobotsPolicy
-from weblens.net.ssrf import Resolver
+from weblens.net.guarded import is_guarded
+from weblens.net.ssrf import Resolver, default_port
 
 __all__ = ["fetch", "fetch_document"]
 
@@ -29,6 +32,16 @@ def _default_cache(settings: Settings) -> Cache:
     if cache is None:
         cache = _caches[path] = Cache(settings.cache_path, enabled=settings.cache.enabled)
     return cache
+
+
+@contextlib.asynccontextmanager
+async def _within(deadline: float, target: httpx.URL, limit: float) -> AsyncIterator[None]:
+    try:
+        async with asyncio.timeout_at(deadline):
+            yield
+    except TimeoutError:
+        # the whole budget is spent: trying again within it cannot succeed
+        raise ToolTimeoutError(f"fetching {target} took longer than {limit:g} s", retryable=False) from None
 
 
 async def fetch_document(
@@ -53,19 +66,20 @@ async def fetch_document(
     limit = config.timeout if timeout is None else min(timeout, config.timeout)
     cache = cache if cache is not None else _default_cache(settings)
     http = client or fetch_client(config, resolver)
+    # one deadline for the robots.txt check and the download: neither may outlast `limit`
+    deadline = asyncio.get_running_loop().time() + limit
     robots = None
     if config.respect_robots if respect_robots is None else respect_robots:
         robots = RobotsPolicy(http, cache, config.user_agent, config.cache_ttl_s)
-        await robots(target)
+        async with _within(deadline, target, limit):
+            if not is_guarded(http):  # a caller's own client: check the name before robots.txt is asked
+                await guard.resolve(target.host, target.port or default_port(target.scheme))
+            await robots(target)
 
     async def compute() -> dict[str, object]:
-        try:
-            async with asyncio.timeout(limit):
-                got = await download(target, client=http, guard=guard, config=config, robots=robots)
-                out = await asyncio.to_thread(extract, got.body, got.content_type, got.final_url, raw=raw)
-        except TimeoutError:
-            # the whole budget is spent: trying again within it cannot succeed
-            raise ToolTimeoutError(f"fetching {target} took longer than {limit:g} s", retryable=False) from None
+        async with _within(deadline, target, limit):
+            got = await download(target, client=http, guard=guard, config=config, robots=robots)
+            out = await asyncio.to_thread(extract, got.body, got.content_type, got.final_url, raw=raw)
         document = Document(
             url=got.url,
             final_url=got.final_url,

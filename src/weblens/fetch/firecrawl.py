@@ -27,6 +27,7 @@ from weblens.errors import (
     WeblensError,
 )
 from weblens.net import parse_retry_after, shared_client, translate_errors
+from weblens.redact import redact_text, register_secret
 
 __all__ = ["FirecrawlClient", "FirecrawlPage"]
 
@@ -47,6 +48,10 @@ class FirecrawlPage:
 
 
 def _error_text(response: httpx.Response) -> str:
+    return redact_text(_said(response))  # an echoed key must not reach messages or details
+
+
+def _said(response: httpx.Response) -> str:
     try:
         body = response.json()
     except ValueError:
@@ -88,6 +93,7 @@ class FirecrawlClient:
         key = api_key or (config.api_key.get_secret_value() if config.api_key else None)
         if not key:
             raise NotConfiguredError(f"Firecrawl needs an API key: {setting_hint('firecrawl', 'api_key')}")
+        register_secret(key)  # a key passed in (not from settings) must be masked in errors too
         self._key = key
         self._config = config
         self._client = client
@@ -123,8 +129,12 @@ class FirecrawlClient:
         if not isinstance(body, dict) or not body.get("success") or not isinstance(data, dict):
             said = body.get("error", "") if isinstance(body, dict) else ""
             raise UpstreamError(f"Firecrawl did not scrape {url}: {said}")
-        metadata = data.get("metadata") or {}
-        status = int(metadata.get("statusCode") or 200)
+        found = data.get("metadata")
+        metadata: dict[str, Any] = found if isinstance(found, dict) else {}
+        try:
+            status = int(metadata.get("statusCode") or 200)
+        except (TypeError, ValueError):  # a shape Firecrawl does not document: the scrape itself succeeded
+            status = 200
         source = str(metadata.get("sourceURL") or metadata.get("url") or url)
         if status >= 400:
             details = {"status": status, "url": source}

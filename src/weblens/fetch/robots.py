@@ -14,12 +14,15 @@ import httpx
 
 from weblens.cache import Cache, cache_key
 from weblens.errors import BlockedError, WeblensError
+from weblens.fetch.client import read_capped
+from weblens.fetch.decode import decode_body
 from weblens.net import translate_errors
 
 __all__ = ["RobotsPolicy"]
 
 _MAX_ROBOTS_BYTES = 512 * 1024
 _NAMESPACE = "robots"
+_HEADERS = {"Accept-Encoding": "gzip, deflate"}  # the encodings read_capped can decompress
 
 
 class RobotsPolicy:
@@ -34,13 +37,17 @@ class RobotsPolicy:
     async def _rules(self, origin: str) -> dict[str, object]:
         async def load() -> dict[str, object]:
             try:
-                with translate_errors(f"{origin}/robots.txt"):
-                    response = await self._client.get(f"{origin}/robots.txt")
+                url = f"{origin}/robots.txt"
+                with translate_errors(url):
+                    async with self._client.stream("GET", url, headers=_HEADERS, follow_redirects=False) as r:
+                        # RFC 9309 reads at least 500 KiB; more is cut, not buffered (a huge or endless file)
+                        body = await read_capped(r, _MAX_ROBOTS_BYTES, truncate=True)
+                        status, charset = r.status_code, r.charset_encoding
             except BlockedError:
                 raise
             except WeblensError:
                 return {"status": 599, "text": ""}
-            return {"status": response.status_code, "text": response.text[:_MAX_ROBOTS_BYTES]}
+            return {"status": status, "text": decode_body(body, f"text/plain; charset={charset or 'utf-8'}")[0]}
 
         rules, _ = await self._cache.get_or_compute(_NAMESPACE, cache_key(origin), self._ttl, load)
         return rules

@@ -45,6 +45,7 @@ __all__ = [
     "McpHttp",
     "check_bind",
     "is_loopback",
+    "is_wildcard",
     "mcp_http_app",
     "mcp_mount",
     "security_settings",
@@ -94,6 +95,11 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def is_wildcard(host: str) -> bool:
+    """True for an address that binds every interface (0.0.0.0, ::)."""
+    return host in _WILDCARD_HOSTS
+
+
 def check_bind(host: str, settings: Settings) -> None:
     """Refuse to serve MCP on a reachable address without a token."""
     if not is_loopback(host) and settings.mcp.token is None:
@@ -105,13 +111,14 @@ def check_bind(host: str, settings: Settings) -> None:
 
 def security_settings(host: str, settings: Settings) -> TransportSecuritySettings:
     """Host/Origin checks: loopback names, the bound address, and `mcp.allowed_origins`."""
-    if host in _WILDCARD_HOSTS:
+    if is_wildcard(host):
         # Every name of this machine is valid on a wildcard bind; the required token guards it.
         logger.warning("MCP on a wildcard address: Host/Origin checks are off, the bearer token is required")
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     names = list(_LOOPBACK_NAMES)
-    if not is_loopback(host):
-        names.append(f"[{host}]" if ":" in host else host)
+    bound = f"[{host}]" if ":" in host else host
+    if bound not in names:  # e.g. a LAN address, or another loopback one (127.0.0.2)
+        names.append(bound)
     hosts = [*names, *(f"{name}:*" for name in names)]
     origins = [
         *(f"{scheme}://{name}{port}" for scheme in ("http", "https") for name in names for port in ("", ":*")),

@@ -10,6 +10,7 @@ again once, if the wait is within the bound.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -32,22 +33,41 @@ class RateLimiter:
         self.max_wait_s = max_wait_s
         self.retries = retries
         self._next = 0.0
+        self._not_before = 0.0
+        self._freed: list[float] = []
+        """Future slots given back by callers cancelled while waiting (a heap of start times)."""
 
     def reserve(self) -> float:
         """Claim the next free slot; returns seconds to wait for it."""
+        start, now = self._claim()
+        return start - now
+
+    def _claim(self) -> tuple[float, float]:
+        """(the slot's start, now)."""
         now = time.monotonic()
+        while self._freed:
+            start = heapq.heappop(self._freed)
+            if start >= max(now, self._not_before):  # still ahead and still spaced: reuse it
+                return start, now
         start = max(now, self._next)
         self._next = start + self.interval
-        return start - now
+        return start, now
 
     def defer(self, seconds: float) -> None:
         """The upstream asked for a pause: no slot starts before `seconds` from now."""
-        self._next = max(self._next, time.monotonic() + seconds)
+        self._not_before = max(self._not_before, time.monotonic() + seconds)
+        self._next = max(self._next, self._not_before)
 
     async def acquire(self) -> None:
-        wait = self.reserve()
+        start, now = self._claim()
+        wait = start - now
         if wait > 0:
-            await asyncio.sleep(wait)
+            try:
+                await asyncio.sleep(wait)
+            except asyncio.CancelledError:
+                # a caller that gave up (a tool timeout) must not keep its slot: later callers get it
+                heapq.heappush(self._freed, start)
+                raise
 
     async def run(self, work: Callable[[], Awaitable[T]]) -> T:
         """Run `work` in its slot; a rate-limit answer with a bounded wait is waited out and retried."""

@@ -26,8 +26,13 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 """Async `(host, port) -> addresses`; tests inject one mapping names to private addresses."""
 
 METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
-    ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200")
-)
+    ipaddress.ip_address(a)
+    for a in (
+        "169.254.169.254", "fd00:ec2::254", "100.100.100.200",
+        # AWS ECS task credentials and EKS Pod Identity: they hand out IAM credentials too
+        "169.254.170.2", "169.254.170.23", "fd00:ec2::23",
+    )
+)  # fmt: skip
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
@@ -163,9 +168,12 @@ class SsrfGuard:
         if parsed.scheme not in _ALLOWED_SCHEMES:
             scheme = parsed.scheme or "relative"
             raise ToolValidationError(f"only http and https URLs can be fetched, not {scheme!r} ones")
-        if not parsed.host:
+        try:
+            host = parsed.host
+        except UnicodeError as exc:  # a malformed punycode label (`xn--`) fails only when decoded
+            raise ToolValidationError(f"not a valid URL: {url!s:.200}: bad host name: {exc}") from None
+        if not host:
             raise ToolValidationError(f"the URL {url!s:.200} has no host")
-        host = parsed.host
         ip = parse_ip(host)
         if self.is_allowed_host(host, parsed.port or default_port(parsed.scheme)):
             if ip is not None and _is_metadata(ip):
@@ -196,7 +204,7 @@ class SsrfGuard:
             resolve = self.resolver or system_resolver
             try:
                 found = await resolve(host, port)
-            except OSError as exc:
+            except (OSError, UnicodeError) as exc:  # UnicodeError: a name IDNA cannot encode (`a..b`)
                 raise ResolveError(f"could not resolve {host}: {exc}") from exc
             addresses = [ip for ip in (parse_ip(a) for a in found) if ip is not None]
             if not addresses:

@@ -70,11 +70,6 @@ def untrusted_block(text: str, source: str) -> str:
 def render_page(page: Page) -> str:
     """What the model reads: where the text came from, which part it is, then the text."""
     head = [f"URL: {page.final_url} (HTTP {page.status}, {page.content_type or 'unknown type'}, via {page.extractor})"]
-    if page.title:
-        head.append(f"Title: {page.title}")
-    by = " · ".join(part for part in (page.byline, page.date) if part)
-    if by:
-        head.append(f"By: {by}")
     end = page.start_index + len(page.content)
     span = f"Characters {page.start_index}–{end} of {page.total_length}."
     if page.next_start_index is not None:
@@ -82,8 +77,15 @@ def render_page(page: Page) -> str:
     head.append(span)
     if page.note:
         head.append(f"Note: {page.note}")
-    body = untrusted_block(page.content, page.final_url) if page.content else "(no text)"
-    return "\n".join(head) + "\n\n" + body
+    # title, byline and date are written by the page too: they go inside the untrusted block
+    meta = [f"Title: {page.title}"] if page.title else []
+    by = " · ".join(part for part in (page.byline, page.date) if part)
+    if by:
+        meta.append(f"By: {by}")
+    if not page.content and not meta:
+        return "\n".join(head) + "\n\n(no text)"
+    inner = "\n".join(meta) + ("\n\n" if meta else "") + (page.content or "(no text)")
+    return "\n".join(head) + "\n\n" + untrusted_block(inner, page.final_url)
 
 
 class FetchTool(Tool[Any]):

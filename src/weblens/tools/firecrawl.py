@@ -75,10 +75,12 @@ class FirecrawlTool(Tool[FirecrawlInput]):
             links=page.links,
             metadata=FirecrawlMetadata(source_url=page.source_url, status_code=page.status_code),
         )
-        text = f"URL: {page.source_url} (HTTP {page.status_code}, via Firecrawl)\nTitle: {page.title}\n\n"
-        text += untrusted_block(page.content, page.source_url)
+        # the title and links come from the page as much as its text does: all inside the untrusted block
+        inner = f"Title: {page.title}\n\n{page.content}" if page.title else page.content
         if page.links:
-            text += "\n\nLinks:\n" + "\n".join(f"- {link}" for link in page.links)
+            inner += "\n\nLinks:\n" + "\n".join(f"- {link}" for link in page.links)
+        text = f"URL: {page.source_url} (HTTP {page.status_code}, via Firecrawl)\n\n"
+        text += untrusted_block(inner, page.source_url)
         return ToolResult.success(
             text,
             data=out.model_dump(mode="json", exclude_none=True),

@@ -83,3 +83,11 @@ async def test_long_queries_are_cut_to_what_brave_accepts(
 ) -> None:
     await search("word " * 200, provider="brave", settings=make_settings(brave))
     assert len(brave.requests[0].query["q"]) == 400
+
+
+async def test_an_unexpected_web_section_is_no_results_not_a_crash(
+    brave: FakeBrave, make_settings: Callable[..., Settings]
+) -> None:
+    brave.misbehave(Reply(body={"type": "search", "web": ["not", "an", "object"]}))
+    response = await search("lantern", provider="brave", settings=make_settings(brave))
+    assert response.provider == "brave" and response.results == []

@@ -8,7 +8,8 @@ from weblens.config import Settings
 from weblens.errors import RateLimitedError, UpstreamError
 from weblens.search import search
 from weblens.search.providers.duckduckgo import unwrap_link
-from weblens.testing.providers import FakeDuckDuckGo
+from weblens.testing import Reply
+from weblens.testing.providers import FakeDuckDuckGo, FakeSearxng, fixture
 
 
 async def test_parses_results_and_drops_ads(ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]) -> None:
@@ -60,6 +61,31 @@ async def test_unrecognised_page_is_an_upstream_error(
     ddg.fail(200, "<html><body>Service moved</body></html>")
     with pytest.raises(UpstreamError):
         await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
+
+
+@pytest.mark.parametrize(
+    "page",
+    ['<?xml version="1.0" encoding="utf-8"?><html><body>Portal</body></html>', "<!-- maintenance -->"],
+    ids=["xml-declaration", "comment-only"],
+)
+async def test_a_page_lxml_cannot_parse_is_an_upstream_error_and_falls_back(
+    page: str, ddg: FakeDuckDuckGo, searxng: FakeSearxng, make_settings: Callable[..., Settings]
+) -> None:
+    ddg.fail(200, page)
+    settings = make_settings(ddg, searxng)
+    with pytest.raises(UpstreamError, match="not a results page"):
+        await search("lantern", provider="duckduckgo", settings=settings)
+    ddg.fail(200, page)
+    response = await search("lantern", provider="duckduckgo,searxng", settings=settings)
+    assert response.provider == "searxng" and response.failures[0].code == "upstream_error"
+
+
+async def test_an_unknown_charset_label_is_read_as_utf8(
+    ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]
+) -> None:
+    ddg.misbehave(Reply(body=fixture("duckduckgo_html_ok.html"), content_type="text/html; charset=bogus-label"))
+    response = await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
+    assert response.provider == "duckduckgo" and response.results
 
 
 async def test_403_is_bot_protection_not_a_key(ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]) -> None:

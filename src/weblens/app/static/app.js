@@ -27,15 +27,34 @@ function showBanner(message) {
   banner.hidden = !message;
 }
 
+// On an address other machines can reach, the API wants the server's token (WEBLENS_MCP_TOKEN).
+function authHeaders() {
+  const token = sessionStorage.getItem("weblens-token");
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+function askForToken(response) {
+  if (response.status !== 401) return false;
+  const token = window.prompt("This weblens server needs its token (WEBLENS_MCP_TOKEN):");
+  if (!token) return false;
+  sessionStorage.setItem("weblens-token", token);
+  return true;
+}
+
 async function api(method, path, body) {
-  const init = { method, headers: {} };
+  const response = await apiOnce(method, path, body);
+  if (askForToken(response)) return api(method, path, body);
+  if (!response.ok) throw await errorOf(response);
+  return response.status === 204 ? null : response.json();
+}
+
+async function apiOnce(method, path, body) {
+  const init = { method, headers: authHeaders() };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const response = await fetch(path, init);
-  if (!response.ok) throw await errorOf(response);
-  return response.status === 204 ? null : response.json();
+  return fetch(path, init);
 }
 
 async function errorOf(response) {
@@ -208,7 +227,7 @@ async function send(message) {
   try {
     const response = await fetch("/api/chat", {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", ...authHeaders() },
       body: JSON.stringify({ session_id: state.sessionId, message }),
     });
     if (!response.ok) throw await errorOf(response);

@@ -18,6 +18,7 @@ import httpx
 from weblens.config import ProviderConfig, Settings, setting_hint
 from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutError, UpstreamError, WeblensError
 from weblens.net import error_for_status, shared_client, translate_errors
+from weblens.redact import redact_text
 from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
 
 __all__ = [
@@ -73,8 +74,10 @@ def is_configured(name: str, settings: Settings) -> bool:
 
 
 def describe_error(body: bytes) -> str:
-    """The provider's own words from an error body, whichever documented shape it uses."""
-    text = body.decode("utf-8", "replace").strip()
+    """The provider's own words from an error body, whichever documented shape it uses.
+
+    A key the provider echoes back is masked here, so it reaches no message, failure list or log."""
+    text = redact_text(body.decode("utf-8", "replace").strip())
     try:
         data = json.loads(text)
     except ValueError:
@@ -237,4 +240,7 @@ def _first(item: Mapping[str, Any], keys: Iterable[str]) -> str | None:
 
 
 def _decode(body: bytes, response: httpx.Response) -> str:
-    return body.decode(response.charset_encoding or "utf-8", "replace")
+    try:
+        return body.decode(response.charset_encoding or "utf-8", "replace")
+    except LookupError:  # a charset label Python does not know (`charset=bogus`): read it as UTF-8
+        return body.decode("utf-8", "replace")

@@ -36,7 +36,8 @@ class BraveProvider(HttpProvider):
             params["search_lang"] = request.locale
         headers = {"X-Subscription-Token": self.api_key(), "Accept": "application/json"}
         data = await self.send_json("GET", _PATHS[request.kind], params=params, headers=headers)
-        items = data.get("results") if request.kind == "news" else (data.get("web") or {}).get("results")
+        web = data.get("web")
+        items = data.get("results") if request.kind == "news" else web.get("results") if isinstance(web, dict) else None
         results = self.results(
             items,
             request.max_results,

@@ -43,7 +43,10 @@ def parse_page(page: str, limit: int) -> list[dict[str, Any]] | None:
     """Organic results as title/url/snippet dicts; None when the page is not a results page."""
     if not page.strip():
         return None
-    tree = lxml.html.fromstring(page)
+    try:
+        tree = lxml.html.fromstring(page)
+    except (lxml.etree.ParserError, ValueError):  # e.g. only a comment, or an XML encoding declaration
+        return None
     found: list[dict[str, Any]] = []
     for node in _RESULTS(tree):
         if "result--ad" in (node.get("class") or "").split():
