@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from pydantic import BaseModel
-from starlette.applications import Starlette
 
 from weblens import Settings, Source, ToolResult, Toolset, define_tool
 from weblens.app.server import create_app
+from weblens.testing import ServedApp
 from weblens.testing.llm import ScriptedLLM
-
-STARTUP_TIMEOUT_S = 10.0
 
 
 class Query(BaseModel):
@@ -37,33 +31,6 @@ async def _search(params: Query) -> ToolResult:
 
 def search_toolset() -> Toolset:
     return Toolset([define_tool(name="web_search", description="Search the web", input_schema=Query, execute=_search)])
-
-
-class ServerThread:
-    """An app served by uvicorn on 127.0.0.1 in a background thread (with its lifespan)."""
-
-    def __init__(self, app: Starlette) -> None:
-        self.app = app
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the chat server did not start")
-            time.sleep(0.005)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 @dataclass
@@ -105,11 +72,11 @@ def make_settings(tmp_path: Any, llm: ScriptedLLM) -> Callable[..., Settings]:
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[..., ServerThread]]:
-    started: list[ServerThread] = []
+def serve() -> Iterator[Callable[..., ServedApp]]:
+    started: list[ServedApp] = []
 
-    def start(settings: Settings, toolset: Toolset | None = None) -> ServerThread:
-        server = ServerThread(create_app(settings, toolset=toolset if toolset is not None else search_toolset()))
+    def start(settings: Settings, toolset: Toolset | None = None) -> ServedApp:
+        server = ServedApp(create_app(settings, toolset=toolset if toolset is not None else search_toolset()))
         started.append(server)
         return server
 
@@ -120,10 +87,10 @@ def serve() -> Iterator[Callable[..., ServerThread]]:
 
 @pytest.fixture
 async def client(
-    serve: Callable[..., ServerThread], make_settings: Callable[..., Settings]
+    serve: Callable[..., ServedApp], make_settings: Callable[..., Settings]
 ) -> AsyncIterator[httpx.AsyncClient]:
     server = serve(make_settings())
-    async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+    async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
         yield http
 
 

@@ -132,7 +132,7 @@ async def test_a_client_that_leaves_during_a_tool_call_cancels_it_and_keeps_the_
     server = serve(make_settings(), Toolset([slow]))
     llm.add(Turn(text="Searching.", tool_calls=[call("web_search", {"query": "slow"})]))
 
-    async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+    async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
         received = ""
         async with http.stream("POST", "/api/chat", json={"message": "find it"}) as response:
             async for chunk in response.aiter_text():
@@ -158,7 +158,7 @@ async def test_without_a_model_the_server_runs_and_chat_names_the_settings(
     serve: Callable[..., Any], make_settings: Callable[..., Settings]
 ) -> None:
     server = serve(make_settings(with_llm=False))
-    async with httpx.AsyncClient(base_url=server.url) as http:
+    async with httpx.AsyncClient(base_url=server.url()) as http:
         assert (await http.get("/health")).json()["status"] == "ok"
         page = await http.get("/")
         assert page.status_code == 200 and "<title>weblens chat</title>" in page.text
@@ -189,7 +189,7 @@ async def test_bad_input_is_a_clear_4xx_and_saves_nothing(
         ({"message": "hi", "session_id": "nope"}, 404, "not_found", "no session with id 'nope'"),
         ({"message": "hi", "padding": "x" * 100_000}, 413, "too_large", "request body is larger than"),
     ]
-    async with httpx.AsyncClient(base_url=server.url) as http:
+    async with httpx.AsyncClient(base_url=server.url()) as http:
         for body, status, code, words in cases:
             if isinstance(body, bytes):
                 response = await http.post("/api/chat", content=body, headers={"content-type": "application/json"})

@@ -53,7 +53,7 @@ async def test_send_see_it_stream_see_links_reload_see_the_session(
         Turn(text=answer, chunk_interval_s=0.04),
     )
 
-    await page.goto(server.url + "/")
+    await page.goto(server.url("/"))
     await page.fill("#input", "今天 AI 领域有什么新闻？")
     await page.press("#input", "Enter")
 
@@ -95,7 +95,7 @@ async def test_without_a_model_the_page_says_what_to_set(
 ) -> None:
     server = serve(make_settings(with_llm=False))
 
-    await page.goto(server.url + "/")
+    await page.goto(server.url("/"))
 
     banner = page.locator("#banner")
     await banner.wait_for()

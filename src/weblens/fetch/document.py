@@ -7,8 +7,8 @@ from pydantic import BaseModel, Field
 __all__ = ["Document", "Page"]
 
 
-class Document(BaseModel):
-    """A URL turned into text once; cached whole so every page of it is served from here."""
+class _Fetched(BaseModel):
+    """What every fetch says about where its text came from."""
 
     url: str
     """The URL asked for."""
@@ -19,26 +19,23 @@ class Document(BaseModel):
     title: str = ""
     byline: str | None = None
     date: str | None = None
-    content: str
-    """The whole text: markdown for HTML, the text itself for text types, one section per PDF page."""
     extractor: str
-    """What produced `content`: trafilatura, text, json, pypdf or raw."""
-    total_length: int = 0
+    """What produced the text: trafilatura, text, json, pypdf or raw."""
     note: str | None = None
     """Said when the text is not what it seems, e.g. an empty JavaScript shell."""
 
 
-class Page(BaseModel):
+class Document(_Fetched):
+    """A URL turned into text once; cached whole so every page of it is served from here."""
+
+    content: str
+    """The whole text: markdown for HTML, the text itself for text types, one section per PDF page."""
+    total_length: int = 0
+
+
+class Page(_Fetched):
     """A slice of a document: `content` holds characters `start_index` up to `next_start_index`."""
 
-    url: str
-    final_url: str
-    status: int
-    content_type: str
-    title: str = ""
-    byline: str | None = None
-    date: str | None = None
-    extractor: str
     content: str
     start_index: int = Field(ge=0)
     total_length: int = Field(ge=0)
@@ -48,7 +45,6 @@ class Page(BaseModel):
     """Pass as `start_index` to read on; None on the last page."""
     cached: bool = False
     """Served from the cache (no new request)."""
-    note: str | None = None
 
     @classmethod
     def of(cls, document: Document, content: str, start_index: int, next_start: int | None, cached: bool) -> Page:

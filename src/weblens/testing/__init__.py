@@ -6,7 +6,7 @@ base-URL setting at it, and script its answers (including failures).
 
 from weblens.testing.llm import ScriptedCall, ScriptedLLM, Turn
 from weblens.testing.providers import FakeBrave, FakeDuckDuckGo, FakeSearxng, FakeSerper, FakeTavily, ProviderFake
-from weblens.testing.server import FakeServer, RecordedRequest, Reply
+from weblens.testing.server import FakeServer, RecordedRequest, Reply, ServedApp
 
 __all__ = [
     "FakeBrave",
@@ -20,5 +20,6 @@ __all__ = [
     "Reply",
     "ScriptedCall",
     "ScriptedLLM",
+    "ServedApp",
     "Turn",
 ]

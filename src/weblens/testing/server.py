@@ -29,9 +29,44 @@ from urllib.parse import parse_qsl
 
 import uvicorn
 
-__all__ = ["FakeServer", "RecordedRequest", "Reply"]
+__all__ = ["FakeServer", "RecordedRequest", "Reply", "ServedApp"]
 
 _STARTUP_TIMEOUT_S = 10.0
+
+
+class ServedApp:
+    """Any ASGI app (e.g. `weblens.app.server.create_app(settings)`) served by uvicorn on
+    127.0.0.1 in a background thread, until `stop()`."""
+
+    def __init__(self, app: Any, *, lifespan: str = "on", log_level: str = "warning", interface: str = "auto") -> None:
+        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say TCP, and
+        # without it every response waits ~40 ms for a delayed ACK (Nagle).
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port: int = sock.getsockname()[1]
+        config = uvicorn.Config(
+            app,
+            log_level=log_level,
+            lifespan=lifespan,  # type: ignore[arg-type]
+            access_log=False,
+            interface=interface,  # type: ignore[arg-type]
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + _STARTUP_TIMEOUT_S
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the local server did not start")
+            time.sleep(0.005)
+
+    def url(self, path: str = "") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
 
 
 @dataclass
@@ -89,8 +124,7 @@ class FakeServer:
         self._routes: dict[tuple[str, str], Handler | Reply] = {}
         self._queued: dict[str, deque[Reply]] = {}
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._served: ServedApp | None = None
         self.port = 0
 
     # -- scripting ---------------------------------------------------------------
@@ -119,30 +153,13 @@ class FakeServer:
     # -- lifecycle ---------------------------------------------------------------
 
     def start(self) -> FakeServer:
-        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say TCP, and
-        # without it every response waits ~40 ms for a delayed ACK (Nagle).
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self._asgi, log_level="error", lifespan="off", access_log=False, interface="asgi3"
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + _STARTUP_TIMEOUT_S
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("FakeServer did not start")
-            time.sleep(0.005)
+        self._served = ServedApp(self._asgi, lifespan="off", log_level="error", interface="asgi3")
+        self.port = self._served.port
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        if self._served is not None:
+            self._served.stop()
 
     def __enter__(self) -> FakeServer:
         return self.start()
