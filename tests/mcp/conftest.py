@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import socket
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import uvicorn
 from mcp.client.stdio import StdioServerParameters
 
-from weblens import testing
 from weblens.config import Settings
 from weblens.mcp.http import standalone_app
 from weblens.testing import FakeServer
@@ -19,15 +22,34 @@ from weblens.testing.pages import PageServer
 from weblens.testing.providers import FakeBrave
 
 T = TypeVar("T", bound=FakeServer)
+STARTUP_TIMEOUT_S = 10.0
 TOOLS = "web_search,web_fetch,get_weather,think"
 """What the tests enable: the defaults plus think."""
 
 
-class ServedApp(testing.ServedApp):
-    """A served app whose `url()` defaults to the MCP endpoint."""
+class ServedApp:
+    """An ASGI app on 127.0.0.1 in a background thread, lifespan included (like `weblens serve`)."""
+
+    def __init__(self, app: Any) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port: int = sock.getsockname()[1]
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("server did not start")
+            time.sleep(0.01)
 
     def url(self, path: str = "/mcp") -> str:
-        return super().url(path)
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
 
 
 # The fake upstreams live for the whole session (starting and stopping servers is what
