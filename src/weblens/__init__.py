@@ -13,6 +13,7 @@ from weblens.context import CancelSignal, ToolContext
 from weblens.errors import (
     ApprovalRequiredError,
     BlockedError,
+    MaxUsesExceededError,
     NotConfiguredError,
     NotFoundError,
     RateLimitedError,
@@ -22,6 +23,7 @@ from weblens.errors import (
     ToolValidationError,
     UnsupportedContentError,
     UpstreamError,
+    UrlNotAllowedError,
     WeblensError,
 )
 from weblens.result import ErrorInfo, Source, ToolError, ToolOk, ToolResult
@@ -46,6 +48,7 @@ __all__ = [
     "CancelSignal",
     "ErrorInfo",
     "FunctionTool",
+    "MaxUsesExceededError",
     "NotConfiguredError",
     "NotFoundError",
     "RateLimitedError",
@@ -65,6 +68,7 @@ __all__ = [
     "Toolset",
     "UnsupportedContentError",
     "UpstreamError",
+    "UrlNotAllowedError",
     "WeblensError",
     "__version__",
     "define_tool",

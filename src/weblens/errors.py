@@ -14,7 +14,9 @@ never on the wording of a message::
     ├── TooLargeError               too_large
     ├── NotFoundError               not_found
     ├── ToolCancelledError          cancelled
-    └── ApprovalRequiredError       approval_required
+    ├── ApprovalRequiredError       approval_required
+    ├── UrlNotAllowedError          url_not_allowed    (operator domain policy, URL provenance)
+    └── MaxUsesExceededError        max_uses_exceeded  (a per-run or per-day budget is spent)
 
 Programmer misuse (a tool declared wrongly) raises built-in errors instead.
 """
@@ -27,6 +29,7 @@ __all__ = [
     "ApprovalRequiredError",
     "BlockedError",
     "ErrorCode",
+    "MaxUsesExceededError",
     "NotConfiguredError",
     "NotFoundError",
     "RateLimitedError",
@@ -36,6 +39,7 @@ __all__ = [
     "ToolValidationError",
     "UnsupportedContentError",
     "UpstreamError",
+    "UrlNotAllowedError",
     "WeblensError",
     "error_class_for",
 ]
@@ -52,6 +56,8 @@ ErrorCode = Literal[
     "not_found",
     "cancelled",
     "approval_required",
+    "url_not_allowed",
+    "max_uses_exceeded",
     "internal_error",
 ]
 ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
@@ -164,6 +170,19 @@ class ApprovalRequiredError(WeblensError):
     code = "approval_required"
 
 
+class UrlNotAllowedError(WeblensError):
+    """The URL is outside what policy allows: the operator's domain policy, or (in an agent
+    run) a URL that neither the user nor an earlier tool result gave."""
+
+    code = "url_not_allowed"
+
+
+class MaxUsesExceededError(WeblensError):
+    """A budget is spent: calls per tool in one agent run, or requests per day to a provider."""
+
+    code = "max_uses_exceeded"
+
+
 _BY_CODE: dict[str, type[WeblensError]] = {
     cls.code: cls
     for cls in (
@@ -179,6 +198,8 @@ _BY_CODE: dict[str, type[WeblensError]] = {
         NotFoundError,
         ToolCancelledError,
         ApprovalRequiredError,
+        UrlNotAllowedError,
+        MaxUsesExceededError,
     )
 }
 
