@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from types import TracebackType
 
 import httpx
 
 from weblens.cache import Cache
+from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
 from weblens.fetch import Fetcher
 from weblens.net import ClientGetter, LazyClient, getter_for
@@ -32,7 +32,7 @@ from weblens.search import SearchRouter
 __all__ = ["Runtime", "using"]
 
 
-class Runtime:
+class Runtime(AsyncClosing):
     """What tools are made from. Parts given to the constructor stay the caller's to close;
     parts it builds (the cache file, the clients) are closed by `aclose()`.
 
@@ -98,14 +98,6 @@ class Runtime:
             await self._own_client.aclose()
         if self._own_cache:
             self.cache.close()
-
-    async def __aenter__(self) -> Runtime:
-        return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
 
 @asynccontextmanager

@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from types import TracebackType
 
 import httpx
 
 from weblens.cache import Cache, cache_key
+from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
 from weblens.errors import ToolTimeoutError, ToolValidationError
 from weblens.fetch.client import download, fetch_client, guard_for
@@ -41,7 +41,7 @@ async def _within(deadline: float, target: httpx.URL, limit: float) -> AsyncIter
         raise ToolTimeoutError(f"fetching {target} took longer than {limit:g} s", retryable=False) from None
 
 
-class Fetcher:
+class Fetcher(AsyncClosing):
     """Fetches under one set of settings: the SSRF guard, its pinned client, the cache.
 
     `client` should come from `weblens.net.guarded.guarded_client`; another client is
@@ -95,14 +95,6 @@ class Fetcher:
             await self._own.aclose()
         if self._own_cache is not None:
             self._own_cache.close()
-
-    async def __aenter__(self) -> Fetcher:
-        return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
     async def document(
         self,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from types import TracebackType
 
 from weblens.cache import Cache, cache_key
+from weblens.closing import AsyncClosing
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError, ToolValidationError, WeblensError, error_class_for
 from weblens.net import HttpSource, LazyClient
@@ -46,7 +46,7 @@ def resolve_names(choice: ProviderChoice, *, source: str = "provider") -> list[s
     return names
 
 
-class SearchRouter:
+class SearchRouter(AsyncClosing):
     """Asks providers in order until one answers; remembers answers; skips failing providers.
 
     A `Runtime` builds one and passes in the parts it shares (client, cache, limiters);
@@ -87,14 +87,6 @@ class SearchRouter:
             await client.aclose()
         if cache is not None:
             cache.close()
-
-    async def __aenter__(self) -> SearchRouter:
-        return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
     def order(self, choice: ProviderChoice = None) -> list[str]:
         """The providers to ask, in order, for this call."""
