@@ -9,6 +9,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from weblens.config import get_settings
 from weblens.context import ToolContext
 from weblens.fetch.firecrawl import FirecrawlClient
+from weblens.policy.domains import DomainPolicy
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Retry, Tool
@@ -60,13 +61,16 @@ class FirecrawlTool(Tool[FirecrawlInput]):
         formats: Sequence[str] = ("markdown",),
         timeout: float | None = None,
         name: str | None = None,
+        policy: DomainPolicy | None = None,
     ) -> None:
         self._client = client
+        self._policy = policy if policy is not None else DomainPolicy()
         self._formats = tuple(formats)
         self._scrape_timeout = timeout
         super().__init__(name=name, timeout=(timeout or 60.0) + _MARGIN_S, retry=Retry(max_attempts=2))
 
     async def run(self, params: FirecrawlInput, ctx: ToolContext) -> ToolResult:
+        self._policy.check(params.url, action="scrape")  # the operator's domain policy holds for remote fetchers too
         page = await self._client.scrape(
             params.url, formats=self._formats, include_links=params.include_links, timeout_s=self._scrape_timeout
         )
@@ -105,7 +109,10 @@ def firecrawl_tool(
     if runtime is not None:
         client = FirecrawlClient(runtime.settings.firecrawl, runtime.client, api_key=api_key)
         config = runtime.settings.firecrawl
+        policy = runtime.domain_policy
     else:
-        config = get_settings().firecrawl
+        settings = get_settings()
+        config = settings.firecrawl
         client = FirecrawlClient(config, api_key=api_key)
-    return FirecrawlTool(client, formats=formats, timeout=timeout or config.timeout)
+        policy = settings.policy.domains()
+    return FirecrawlTool(client, formats=formats, timeout=timeout or config.timeout, policy=policy)
