@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +12,8 @@ from weblens.config import Settings
 from weblens.errors import ToolValidationError, UpstreamError
 from weblens.search import SearchRouter, search
 from weblens.search.models import make_request
-from weblens.testing.providers import FakeBrave, FakeDuckDuckGo, FakeSerper, FakeTavily
+from weblens.testing import RecordedRequest, Reply
+from weblens.testing.providers import FakeBrave, FakeDuckDuckGo, FakeSerper, FakeTavily, fixture
 
 Make = Callable[..., Settings]
 
@@ -42,11 +43,20 @@ async def test_the_same_page_from_several_providers_is_one_result_naming_each_ra
 
 
 async def test_providers_are_asked_at_the_same_time(make_settings: Make) -> None:
-    async with FakeTavily(latency_s=0.5) as tavily, FakeSerper(latency_s=0.5) as serper:
-        started = time.monotonic()
+    both_waiting = threading.Barrier(2, timeout=10)  # each answers only once the other was asked too
+
+    def answer_when_both_arrived(fixture_name: str) -> Callable[[RecordedRequest], Reply]:
+        def handle(request: RecordedRequest) -> Reply:
+            both_waiting.wait()  # asked one after the other, the barrier breaks and the search fails
+            return Reply(body=fixture(fixture_name), content_type="application/json")
+
+        return handle
+
+    async with FakeTavily() as tavily, FakeSerper() as serper:
+        tavily.route("POST", "/search", answer_when_both_arrived("tavily_search_ok.json"))
+        serper.route("POST", "/search", answer_when_both_arrived("serper_search_ok.json"))
         response = await search("q", providers=["tavily", "serper"], settings=make_settings(tavily, serper))
-        elapsed = time.monotonic() - started
-    assert response.providers == ["tavily", "serper"] and elapsed < 0.9  # one round trip, not two
+    assert response.providers == ["tavily", "serper"] and not response.partial
 
 
 async def test_one_failing_provider_makes_a_partial_answer_that_is_not_cached(
