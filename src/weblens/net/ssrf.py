@@ -31,6 +31,7 @@ METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
         "169.254.169.254", "fd00:ec2::254", "100.100.100.200",
         # AWS ECS task credentials and EKS Pod Identity: they hand out IAM credentials too
         "169.254.170.2", "169.254.170.23", "fd00:ec2::23",
+        "fd20:ce::254",  # Google Cloud's metadata server over IPv6
     )
 )  # fmt: skip
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")

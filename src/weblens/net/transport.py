@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 import aiohttp
 import httpx
 from aiohttp.abc import AbstractResolver
-from multidict import CIMultiDict
 from yarl import URL
 
 from weblens.errors import NotConfiguredError
@@ -184,6 +183,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         self._sessions: dict[str | None, aiohttp.ClientSession] = {}
         """One per route: None for direct connections, "http" for HTTP proxies, each SOCKS proxy's URL."""
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._timeouts: dict[tuple[float | None, ...], aiohttp.ClientTimeout] = {}
 
     def _connector(self, route: str | None) -> aiohttp.TCPConnector:
         limit, keepalive = self._limits.max_connections or 0, self._limits.keepalive_expiry
@@ -217,6 +217,15 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             )
         return session
 
+    def _timeout(self, timeout: dict[str, float | None]) -> aiohttp.ClientTimeout:
+        key = (timeout.get("pool"), timeout.get("connect"), timeout.get("read"))
+        found = self._timeouts.get(key)
+        if found is None:  # a handful of distinct timeouts per process: build each once
+            found = self._timeouts[key] = aiohttp.ClientTimeout(
+                total=None, connect=key[0], sock_connect=key[1], sock_read=key[2]
+            )
+        return found
+
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         return await self.send(request, self.proxies.proxy_for(request.url))
 
@@ -231,14 +240,13 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         """Send `request`, to `url` when given (its Host header and `server_hostname` keep the name)."""
         route = None if proxy is None else proxy.url if proxy.is_socks else "http"
         session = self._session(route)
-        timeout = request.extensions.get("timeout", {})
-        headers = CIMultiDict(request.headers.multi_items())
+        headers = request.headers.multi_items()
         data: bytes | httpx.AsyncByteStream | None
         try:
             data = request.content or None
         except httpx.RequestNotRead:  # a streamed upload: aiohttp sends it chunked
             data = request.stream  # type: ignore[assignment]
-            headers.popall("transfer-encoding", None)
+            headers = [(name, value) for name, value in headers if name.lower() != "transfer-encoding"]
         with _translated(request):
             response = await session.request(
                 request.method,
@@ -248,12 +256,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 allow_redirects=False,
                 proxy=proxy.url if route == "http" and proxy is not None else None,
                 server_hostname=server_hostname,
-                timeout=aiohttp.ClientTimeout(
-                    total=None,
-                    connect=timeout.get("pool"),
-                    sock_connect=timeout.get("connect"),
-                    sock_read=timeout.get("read"),
-                ),
+                timeout=self._timeout(request.extensions.get("timeout", {})),
             )
         extensions: dict[str, object] = {"http_version": b"HTTP/1.1"}
         if response.reason:
