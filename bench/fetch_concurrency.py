@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 from itertools import count
 
 import httpx
-from rawfake import SMALL_PAGE, raw_request, spawn
 
+from rawfake import SMALL_PAGE, raw_request, spawn
 from weblens.cache import Cache
 from weblens.config import Settings
 from weblens.fetch import fetch

@@ -27,6 +27,7 @@ from weblens.errors import (
     WeblensError,
 )
 from weblens.net import parse_retry_after, shared_client, translate_errors
+from weblens.net.ssrf import SsrfGuard
 from weblens.redact import redact_text, register_secret
 
 __all__ = ["FirecrawlClient", "FirecrawlPage"]
@@ -85,10 +86,18 @@ def _api_error(response: httpx.Response) -> WeblensError:
 class FirecrawlClient:
     """POST {base_url}/v1/scrape with a Bearer key; returns the page or raises a WeblensError.
 
-    `client` None means the process's pooled client (taken when a call runs, on its loop)."""
+    `client` None means the process's pooled client (taken when a call runs, on its loop).
+    `guard` is the fetch policy (`weblens.fetch.client.guard_for(settings.fetch)`): a URL
+    web_fetch would refuse (metadata, loopback, private, `file:`) is never sent to Firecrawl.
+    Without one, the strict default applies."""
 
     def __init__(
-        self, config: FirecrawlConfig, client: httpx.AsyncClient | None = None, *, api_key: str | None = None
+        self,
+        config: FirecrawlConfig,
+        client: httpx.AsyncClient | None = None,
+        *,
+        api_key: str | None = None,
+        guard: SsrfGuard | None = None,
     ) -> None:
         key = api_key or (config.api_key.get_secret_value() if config.api_key else None)
         if not key:
@@ -97,6 +106,7 @@ class FirecrawlClient:
         self._key = key
         self._config = config
         self._client = client
+        self._guard = guard or SsrfGuard()
 
     async def scrape(
         self,
@@ -106,6 +116,7 @@ class FirecrawlClient:
         include_links: bool = False,
         timeout_s: float | None = None,
     ) -> FirecrawlPage:
+        await self._guard.check_target(url)
         wanted = list(dict.fromkeys(_FORMATS.get(f, f) for f in formats)) or ["markdown"]
         if include_links and "links" not in wanted:
             wanted.append("links")

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from weblens.context import ToolContext
+from weblens.fetch.client import guard_for
 from weblens.fetch.firecrawl import FirecrawlClient
+from weblens.net.ssrf import Resolver
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Retry, Tool
@@ -95,12 +97,16 @@ def firecrawl_tool(
     timeout: float | None = None,
     *,
     runtime: Runtime | None = None,
+    resolver: Resolver | None = None,
 ) -> FirecrawlTool:
     """Seed 003's `firecrawlTool({apiKey, formats, timeout})`; `timeout` in seconds.
 
-    The key defaults to FIRECRAWL_API_KEY, the base URL to `firecrawl.base_url`.
+    The key defaults to FIRECRAWL_API_KEY, the base URL to `firecrawl.base_url`. URLs pass
+    web_fetch's policy (`fetch.allow_private`, `fetch.allowed_hosts`; `resolver` for tests)
+    before they are sent.
     """
     runtime = runtime or Runtime.from_settings()
     config = runtime.settings.firecrawl
-    client = FirecrawlClient(config, runtime.client, api_key=api_key)
+    guard = guard_for(runtime.settings.fetch, resolver)
+    client = FirecrawlClient(config, runtime.client, api_key=api_key, guard=guard)
     return FirecrawlTool(client, formats=formats, timeout=timeout or config.timeout)
