@@ -28,6 +28,7 @@ from weblens.errors import (
 )
 from weblens.net import parse_retry_after, shared_client, translate_errors
 from weblens.net.ssrf import SsrfGuard
+from weblens.net.urls import web_url
 from weblens.redact import redact_text, register_secret
 
 __all__ = ["FirecrawlClient", "FirecrawlPage"]
@@ -146,7 +147,8 @@ class FirecrawlClient:
             status = int(metadata.get("statusCode") or 200)
         except (TypeError, ValueError):  # a shape Firecrawl does not document: the scrape itself succeeded
             status = 200
-        source = str(metadata.get("sourceURL") or metadata.get("url") or url)
+        # the page's own URL as Firecrawl reports it, when it is a web link; else the one asked for
+        source = web_url(metadata.get("sourceURL") or metadata.get("url")) or url
         if status >= 400:
             details = {"status": status, "url": source}
             if status in (404, 410):

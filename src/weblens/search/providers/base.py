@@ -18,6 +18,7 @@ import httpx
 from weblens.config import ProviderConfig, Settings, setting_hint
 from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutError, UpstreamError, WeblensError
 from weblens.net import error_for_status, shared_client, translate_errors
+from weblens.net.urls import web_url
 from weblens.redact import redact_text
 from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
 
@@ -196,15 +197,18 @@ class HttpProvider:
         date: Iterable[str] = (),
         extras: Iterable[str] = (),
     ) -> list[SearchResult]:
-        """Map a provider's result list onto `SearchResult`, skipping entries without a URL."""
+        """Map a provider's result list onto `SearchResult`, skipping entries without an http(s) URL.
+
+        A `javascript:`, `file:`, `data:` or malformed URL would reach clients as a link."""
         found: list[SearchResult] = []
         for item in items if isinstance(items, list) else []:
-            if not isinstance(item, Mapping) or not isinstance(item.get(url), str) or not item[url]:
+            link = web_url(item.get(url)) if isinstance(item, Mapping) else None
+            if link is None:
                 continue
             found.append(
                 SearchResult(
                     title=str(item.get(title) or ""),
-                    url=item[url],
+                    url=link,
                     snippet=_first(item, snippet) or "",
                     published_at=_first(item, date),
                     position=len(found) + 1,
