@@ -226,7 +226,8 @@ async def measure(targets: dict[str, Target], tool: str, rounds: int) -> None:
     if floor and CACHED in rates:
         print("    (target: the cached web_search >= 80% of the echo)")
         # the clients share the 2 cores: what the server itself spends per call bounds a server with cores to spare
-        server = {name: statistics.median(cpu[name]["gateway" if name != ECHO else "server"]) for name in (ECHO, CACHED)}
+        server = {name: statistics.median(cpu[name]["gateway" if name != ECHO else "server"])
+                  for name in (ECHO, CACHED)}  # fmt: skip
         print(f"  server CPU per call: the gateway's cached web_search {server[CACHED]:.2f} ms vs the bare echo "
               f"{server[ECHO]:.2f} ms: {server[ECHO] / server[CACHED]:.0%} of the echo's calls per CPU-second")
 
