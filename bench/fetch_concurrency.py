@@ -6,8 +6,8 @@ this measures the download path (SSRF guard, pooled connections, capped read). E
 round interleaves, and the medians are printed next to each other:
 
 - raw sockets: one GET per fresh socket, no HTTP library (the floor)
-- `weblens.fetch` with its guarded client (what `web_fetch` uses)
-- `weblens.fetch` on httpx's own connection pool (httpcore, what weblens used before)
+- a `Fetcher` with its own guarded client (what `web_fetch` uses through the runtime)
+- the same `Fetcher` code on httpx's own connection pool (httpcore, what weblens used before)
 
 Targets: 100 concurrent / 1 ≤ 3×, client CPU ≤ 1 ms per fetch.
 
@@ -29,10 +29,8 @@ import httpx
 from rawfake import SMALL_PAGE, raw_request, spawn
 from weblens.cache import Cache
 from weblens.config import Settings
-from weblens.fetch import fetch
-from weblens.fetch.client import guard_for
+from weblens.fetch import Fetcher
 from weblens.net import DEFAULT_LIMITS
-from weblens.net.guarded import guarded_client
 
 LATENCY_S = 0.05
 ROUNDS = 5
@@ -52,11 +50,9 @@ async def burst(call: Call) -> tuple[float, float]:
     return (time.perf_counter() - started) / one, (time.process_time() - cpu) * 1e3 / CONCURRENT
 
 
-def fetch_call(base_url: str, settings: Settings, client: httpx.AsyncClient) -> Call:
-    cache = Cache(None, enabled=False)
-
+def fetch_call(base_url: str, fetcher: Fetcher) -> Call:
     async def call() -> object:
-        page = await fetch(f"{base_url}/page/{next(_pages)}", settings=settings, client=client, cache=cache)
+        page = await fetcher.fetch(f"{base_url}/page/{next(_pages)}")
         assert page.content.startswith(SMALL_PAGE.decode()[:20]), page.content[:100]
         return page
 
@@ -66,16 +62,16 @@ def fetch_call(base_url: str, settings: Settings, client: httpx.AsyncClient) -> 
 async def main(base_url: str, rounds: int) -> None:
     port = int(base_url.rsplit(":", 1)[1])
     settings = Settings(fetch={"allowed_hosts": [f"127.0.0.1:{port}"]}, cache={"enabled": False})
-    config = settings.fetch
-    guarded = guarded_client(
-        guard_for(config), timeout_s=config.timeout, connect_timeout_s=config.connect_timeout,
-        user_agent=config.user_agent,
-    )  # fmt: skip
-    async with guarded, httpx.AsyncClient(limits=DEFAULT_LIMITS) as httpcore_pool:
+    cache = Cache(None, enabled=False)
+    async with (
+        httpx.AsyncClient(limits=DEFAULT_LIMITS) as httpcore_pool,
+        Fetcher(settings, cache=cache) as guarded,
+        Fetcher(settings, cache=cache, client=httpcore_pool) as before,
+    ):
         variants: dict[str, Call] = {
             "raw sockets (the floor)": lambda: raw_request(port),
-            "weblens.fetch, guarded client": fetch_call(base_url, settings, guarded),
-            "weblens.fetch on httpx's pool (before)": fetch_call(base_url, settings, httpcore_pool),
+            "weblens fetch, guarded client": fetch_call(base_url, guarded),
+            "weblens fetch on httpx's pool (before)": fetch_call(base_url, before),
         }
         figures: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
         for _ in range(rounds):

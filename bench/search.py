@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import time
@@ -50,13 +51,19 @@ def unique(prefix: str) -> str:
     return f"{prefix} {next(_queries)}"
 
 
+_runtimes = contextlib.AsyncExitStack()
+"""Every runtime the benchmark builds, closed at the end (each owns its pooled client)."""
+
+
 def runtime(base_url: str, *, cache: bool, client: httpx.AsyncClient | None = None) -> Runtime:
     settings = Settings(
         duckduckgo={"base_url": base_url, "requests_per_second": 100_000},
         search={"provider": ["duckduckgo"]},
         cache={"enabled": cache},
     )
-    return Runtime(settings=settings, cache=Cache(None, enabled=cache), client=client)
+    built = Runtime(settings, cache=Cache(None, enabled=cache), client=client)
+    _runtimes.push_async_callback(built.aclose)
+    return built
 
 
 def search_call(tool: SearchTool, prefix: str) -> Call:
@@ -124,7 +131,7 @@ async def main(base_url: str, rounds: int) -> None:
     port = int(base_url.rsplit(":", 1)[1])
     added, calls, hits = [], [], []
     bursts: dict[str, list[tuple[float, float]]] = {}
-    async with create_client() as client, httpx.AsyncClient(limits=DEFAULT_LIMITS) as httpcore_pool:
+    async with _runtimes, create_client() as client, httpx.AsyncClient(limits=DEFAULT_LIMITS) as httpcore_pool:
 
         async def direct() -> object:
             return (await client.post(f"{base_url}/html/", data={"q": unique("direct")})).raise_for_status()

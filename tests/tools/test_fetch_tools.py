@@ -103,8 +103,8 @@ async def test_firecrawl_title_and_links_sit_inside_the_boundary() -> None:
             "metadata": {"title": "TITLE-INJECTION", "sourceURL": "https://example.com/", "statusCode": 200},
         }
         server.queue("/v1/scrape", Reply(body={"success": True, "data": data}))
-        runtime = Runtime(settings=Settings(firecrawl={"base_url": server.url()}), cache=Cache(None))
-        tool = firecrawl_tool(api_key="fc-test", runtime=runtime, resolver=public_dns)
+        runtime = Runtime(Settings(firecrawl={"base_url": server.url()}), cache=Cache(None), resolver=public_dns)
+        tool = firecrawl_tool(api_key="fc-test", runtime=runtime)
         result = await tool.execute({"url": "https://example.com/", "include_links": True})
         assert result.ok, result.error
         assert "TITLE-INJECTION" in result.text and "LINK-INJECTION" in result.text
@@ -160,10 +160,8 @@ def test_catalog_has_fetch_tools_and_firecrawl_only_with_a_key() -> None:
 
 async def test_firecrawl_tool_seed_contract() -> None:
     async with FirecrawlFake() as server:
-        runtime = Runtime(settings=Settings(firecrawl={"base_url": server.url()}), cache=Cache(None))
-        tool = firecrawl_tool(
-            api_key="fc-secret", formats=["markdown"], timeout=20, runtime=runtime, resolver=public_dns
-        )
+        runtime = Runtime(Settings(firecrawl={"base_url": server.url()}), cache=Cache(None), resolver=public_dns)
+        tool = firecrawl_tool(api_key="fc-secret", formats=["markdown"], timeout=20, runtime=runtime)
         assert tool.json_schema["properties"]["include_links"]["type"] == "boolean"
         result = await tool.execute({"url": "https://example.com/page", "includeLinks": True})
         assert result.ok, result.error
@@ -183,8 +181,8 @@ async def test_firecrawl_tool_keeps_an_explicit_key_out_of_errors() -> None:
     async with FirecrawlFake() as server:
         key = "fc-passed-in-not-configured-7f3a"
         server.queue("/v1/scrape", Reply(status=401, body={"success": False, "error": f"Invalid token {key}"}))
-        runtime = Runtime(settings=Settings(firecrawl={"base_url": server.url()}), cache=Cache(None))
-        tool = firecrawl_tool(api_key=key, runtime=runtime, resolver=public_dns)
+        runtime = Runtime(Settings(firecrawl={"base_url": server.url()}), cache=Cache(None), resolver=public_dns)
+        tool = firecrawl_tool(api_key=key, runtime=runtime)
         result = await tool.execute({"url": "https://example.com/"})
         assert result.error is not None and result.error.code == "not_configured"
         assert key not in result.error.message and key not in result.text

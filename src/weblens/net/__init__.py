@@ -5,18 +5,30 @@ API over aiohttp (`weblens.net.transport`); `weblens.net.guarded.guarded_client`
 one that fetches arbitrary URLs.
 """
 
-from weblens.net.client import DEFAULT_LIMITS, USER_AGENT, HttpClient, create_client, shared_client
+from weblens.net.client import (
+    DEFAULT_LIMITS,
+    USER_AGENT,
+    ClientGetter,
+    HttpClient,
+    HttpSource,
+    LazyClient,
+    create_client,
+    getter_for,
+)
 from weblens.net.errors import error_for_status, parse_retry_after, translate_errors
 from weblens.net.urls import web_url
 
 __all__ = [
     "DEFAULT_LIMITS",
     "USER_AGENT",
+    "ClientGetter",
     "HttpClient",
+    "HttpSource",
+    "LazyClient",
     "create_client",
     "error_for_status",
+    "getter_for",
     "parse_retry_after",
-    "shared_client",
     "translate_errors",
     "web_url",
 ]
