@@ -126,6 +126,8 @@ class HttpProvider:
         self.settings = settings
         self.config: ProviderConfig = getattr(settings, self.name)
         self._client = getter_for(client)
+        self._urls: dict[str, httpx.URL] = {}
+        """Endpoint URLs by path, parsed once: parsing one costs more than the rest of building a request."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.config.base_url!r}>"
@@ -144,13 +146,16 @@ class HttpProvider:
 
     async def send(self, method: str, path: str, **kwargs: Any) -> HttpReply:
         """One request under a hard deadline; an error status becomes a weblens error."""
-        base = str(self.settings.require(self.name, "base_url")).rstrip("/")
+        url = self._urls.get(path)
+        if url is None:
+            base = str(self.settings.require(self.name, "base_url")).rstrip("/")
+            url = self._urls[path] = httpx.URL(base + path)
         client = self._client()
         timeout = self.config.timeout
         try:
             async with asyncio.timeout(timeout):
                 with translate_errors(self.name):
-                    async with client.stream(method, base + path, timeout=timeout, **kwargs) as response:
+                    async with client.stream(method, url, timeout=timeout, **kwargs) as response:
                         body = await self._read(response)
                         reply = HttpReply(response.status_code, response.headers, body, _decode(body, response))
         except TimeoutError:
