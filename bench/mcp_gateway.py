@@ -199,7 +199,11 @@ class Target:
 
 
 async def measure(targets: dict[str, Target], tool: str, rounds: int) -> None:
-    local = default_toolset(Runtime(settings=Settings(), cache=Cache(None, enabled=False)), enabled=[tool])
+    async with Runtime(Settings(), cache=Cache(None, enabled=False)) as runtime:
+        await _measure(targets, tool, rounds, default_toolset(runtime, enabled=[tool]))
+
+
+async def _measure(targets: dict[str, Target], tool: str, rounds: int, local: Toolset) -> None:
     assert local.names == [tool], f"{tool} is not available in-process"
     for target in targets.values():
         await wait_until_up(target.url)
