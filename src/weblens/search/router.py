@@ -17,6 +17,7 @@ from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError, ToolValidationError, WeblensError, error_class_for
 from weblens.net import shared_client
 from weblens.net.ratelimit import limiter_for
+from weblens.progress import report
 from weblens.search.breaker import CircuitBreaker
 from weblens.search.limited import RateLimitedProvider
 from weblens.search.models import ProviderFailure, SearchRequest, SearchResponse
@@ -113,6 +114,7 @@ class SearchRouter:
                 requires = PROVIDERS[name].requires
                 if requires is not None:
                     self.settings.require(name, requires)
+                report(f"asking {name}" + (f" ({len(failures)} failed before)" if failures else ""))
                 answer = await self.provider(name).search(request)
             except (ToolValidationError, NotConfiguredError) as exc:
                 failures.append((_failure(name, exc), exc))
