@@ -7,14 +7,17 @@ Over HTTP it listens on 127.0.0.1:8766 (`mcp.port`), next to `weblens serve`'s 8
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from enum import StrEnum
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from weblens.cli.output import fail_from, note
-from weblens.cli.runner import run
+from weblens.cli.runner import INTERRUPTED_EXIT_CODE, run
 from weblens.cli.settings import load_settings
 from weblens.errors import WeblensError
 
@@ -30,6 +33,15 @@ STDIO_HELLO = (
     "try it with: npx @modelcontextprotocol/inspector weblens mcp,",
     "or serve over HTTP instead: weblens mcp --transport http. Ctrl-C stops.",
 )
+
+
+def _stop_now(signum: int, frame: FrameType | None) -> None:
+    """Ctrl-C: end at once. The SDK reads stdin in a worker thread that no cancellation can
+    interrupt, so a graceful shutdown would wait for the next line of input; nothing is
+    lost by not waiting (every cache write is its own committed transaction)."""
+    note("stopped", "dim")
+    sys.stderr.flush()
+    os._exit(INTERRUPTED_EXIT_CODE)
 
 
 async def _stdio(settings: Settings, enabled: list[str] | None) -> None:
@@ -68,6 +80,7 @@ def mcp(
         if sys.stdin.isatty():
             for line in STDIO_HELLO:
                 note(line, "dim")
+        signal.signal(signal.SIGINT, _stop_now)
         run(_stdio(settings, enabled))
         return
 
