@@ -70,9 +70,10 @@ class Answers:
         return _stream(run, int(start) if start.isdigit() else 0)
 
     async def stop(self, request: Request) -> Response:
+        """Stop the session's answer; `{"stopped": false}` when none was running (it may just have ended)."""
         run = self.runs.get(request.path_params["session_id"])
         if run is None:
-            return error_response(409, "validation_error", NOT_RUNNING)
+            return JSONResponse({"stopped": False})
         run.stop()
         if run.task is not None:
             with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
