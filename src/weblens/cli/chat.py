@@ -122,8 +122,9 @@ def chat(
         fail("the question is empty", "validation_error")
     settings = load_settings()
     model = _model(settings)
+    runtime = Runtime.from_settings(settings)
     try:
-        toolset = default_toolset(Runtime.from_settings(settings))
+        toolset = default_toolset(runtime)
     except WeblensError as exc:
         fail_from(exc)
     agent = Agent(model, toolset, enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
@@ -139,5 +140,6 @@ def chat(
             raise typer.Exit(INTERRUPTED_EXIT_CODE) from None
         finally:
             runner.run(model.aclose())
+            runner.run(runtime.aclose())
     if not ok:
         raise typer.Exit(1)

@@ -15,12 +15,9 @@ import typer
 
 from weblens.cli.output import console, emit_result, fail_from, note
 from weblens.cli.progress import activity
-from weblens.cli.runner import run
+from weblens.cli.runner import run, with_runtime
 from weblens.cli.settings import load_settings
-from weblens.config import Settings
 from weblens.errors import WeblensError
-from weblens.fetch import Page, fetch
-from weblens.fetch.client import close_clients
 from weblens.result import Source, ToolResult
 from weblens.tools.fetch import render_page
 
@@ -37,13 +34,6 @@ def with_scheme(url: str) -> str:
     if _SCHEME.match(stripped) or stripped.startswith(("/", ".")):
         return stripped
     return f"https://{stripped}"
-
-
-async def _fetch(url: str, max_length: int | None, start_index: int, raw: bool, settings: Settings) -> Page:
-    try:
-        return await fetch(url, max_length=max_length, start_index=start_index, raw=raw, settings=settings)
-    finally:
-        await close_clients()
 
 
 @app.command("fetch")
@@ -64,7 +54,14 @@ def fetch_command(
     started = time.perf_counter()
     try:
         with activity(f"fetching {target}"):
-            page = run(_fetch(target, max_length, start_index, raw, settings))
+            page = run(
+                with_runtime(
+                    settings,
+                    lambda runtime: runtime.fetcher.fetch(
+                        target, max_length=max_length, start_index=start_index, raw=raw
+                    ),
+                )
+            )
     except WeblensError as exc:
         fail_from(exc, as_json=as_json)
     result = ToolResult.success(

@@ -8,14 +8,20 @@ import typer
 from rich.table import Table
 
 from weblens.cli.output import console, emit, fail_from
+from weblens.cli.runner import run, with_runtime
 from weblens.cli.settings import load_settings
 from weblens.errors import WeblensError
 from weblens.runtime import Runtime
 from weblens.schema import DIALECTS
 from weblens.tools import default_toolset
+from weblens.toolset import Toolset
 
 app = typer.Typer(rich_markup_mode=None)
 FORMATS = ("table", *DIALECTS)
+
+
+async def _toolset(runtime: Runtime) -> Toolset:
+    return default_toolset(runtime)
 
 
 @app.command()
@@ -28,7 +34,7 @@ def tools(
         raise typer.BadParameter(f"choose one of {', '.join(FORMATS)}", param_hint="--format")
     settings = load_settings(as_json=as_json)
     try:
-        toolset = default_toolset(Runtime.from_settings(settings))
+        toolset = run(with_runtime(settings, _toolset))  # listing builds no client; the cache file is closed
     except WeblensError as exc:
         fail_from(exc, as_json=as_json)
     if format != "table":

@@ -23,6 +23,7 @@ from weblens.errors import WeblensError
 
 if TYPE_CHECKING:
     from weblens.config import Settings
+    from weblens.runtime import Runtime
     from weblens.toolset import Toolset
 
 app = typer.Typer(rich_markup_mode=None)
@@ -49,12 +50,19 @@ async def _stdio(settings: Settings, enabled: list[str] | None) -> None:
     them, so the client's `initialize` is answered as soon as the SDK is loaded."""
     from weblens.mcp.server import create_server, gateway_toolset, serve_stdio
 
+    runtimes: list[Runtime] = []
+
     def build() -> Toolset:
         from weblens.runtime import Runtime
 
-        return gateway_toolset(Runtime.from_settings(settings), enabled)
+        runtimes.append(Runtime.from_settings(settings))
+        return gateway_toolset(runtimes[0], enabled)
 
-    await serve_stdio(create_server(build))
+    try:
+        await serve_stdio(create_server(build))
+    finally:
+        for runtime in runtimes:
+            await runtime.aclose()
 
 
 class Transport(StrEnum):
@@ -86,16 +94,14 @@ def mcp(
 
     from weblens.cli.listen import bind, check_port, serve_on, url_of
     from weblens.mcp.http import MCP_PATH, standalone_app
-    from weblens.mcp.server import gateway_toolset
-    from weblens.runtime import Runtime
 
     bind_host = host or settings.server.host
     port = check_port(settings.mcp.port if port is None else port)
     try:
-        toolset = gateway_toolset(Runtime.from_settings(settings), enabled)
-        application = standalone_app(settings, host=bind_host, toolset=toolset)
+        application = standalone_app(settings, host=bind_host, enabled=enabled)
     except WeblensError as exc:
         fail_from(exc)
     sock = bind(bind_host, port)
-    note(f"weblens MCP on {url_of(sock, bind_host, MCP_PATH)} (tools: {', '.join(toolset.names) or 'none'})")
+    names = ", ".join(application.state.toolset.names) or "none"
+    note(f"weblens MCP on {url_of(sock, bind_host, MCP_PATH)} (tools: {names})")
     serve_on(sock, application)

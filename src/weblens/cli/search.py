@@ -10,7 +10,7 @@ from rich.table import Column, Table
 
 from weblens.cli.output import console, emit_result, fail_from, wants_json
 from weblens.cli.progress import activity
-from weblens.cli.runner import run
+from weblens.cli.runner import run, with_runtime
 from weblens.cli.settings import load_settings
 from weblens.errors import WeblensError
 from weblens.search import PROVIDERS, SearchResponse
@@ -39,7 +39,14 @@ def search(
     started = time.perf_counter()
     try:
         with activity(f"searching for {query!r}"):
-            response = run(run_search(query, max_results, provider=provider, cache=not no_cache, settings=settings))
+            response = run(
+                with_runtime(
+                    settings,
+                    lambda runtime: run_search(
+                        query, max_results, provider=provider, cache=not no_cache, router=runtime.router
+                    ),
+                )
+            )
     except WeblensError as exc:
         fail_from(exc, as_json=json_out)
     result = standard(response)  # the text a model reads

@@ -8,9 +8,10 @@ import typer
 
 from weblens.cli.output import emit_result, fail_from, wants_json
 from weblens.cli.progress import activity
-from weblens.cli.runner import run
+from weblens.cli.runner import run, with_runtime
 from weblens.cli.settings import load_settings
 from weblens.errors import WeblensError
+from weblens.result import ToolResult
 from weblens.runtime import Runtime
 from weblens.tools.weather import GetWeather
 from weblens.weather import MAX_DAYS
@@ -28,10 +29,14 @@ def weather(
     """Show the weather for a place (Open-Meteo, no key needed)."""
     json_out = wants_json(as_json)
     settings = load_settings(as_json=json_out)
+    arguments = {"location": location, "days": days, "units": units}
+
+    async def ask(runtime: Runtime) -> ToolResult:
+        return await GetWeather(runtime).execute(arguments)
+
     try:
-        tool = GetWeather(Runtime.from_settings(settings))
+        with activity(f"weather for {location}"):
+            result = run(with_runtime(settings, ask))
     except WeblensError as exc:
         fail_from(exc, as_json=json_out)
-    with activity(f"weather for {location}"):
-        result = run(tool.execute({"location": location, "days": days, "units": units}))
     emit_result(result, as_json)

@@ -26,7 +26,7 @@ from weblens.errors import (
     UpstreamError,
     WeblensError,
 )
-from weblens.net import parse_retry_after, shared_client, translate_errors
+from weblens.net import HttpSource, create_client, getter_for, parse_retry_after, translate_errors
 from weblens.redact import redact_text, register_secret
 
 __all__ = ["FirecrawlClient", "FirecrawlPage"]
@@ -85,10 +85,10 @@ def _api_error(response: httpx.Response) -> WeblensError:
 class FirecrawlClient:
     """POST {base_url}/v1/scrape with a Bearer key; returns the page or raises a WeblensError.
 
-    `client` None means the process's pooled client (taken when a call runs, on its loop)."""
+    Without `client` (a runtime's, say) each call makes a client and closes it after."""
 
     def __init__(
-        self, config: FirecrawlConfig, client: httpx.AsyncClient | None = None, *, api_key: str | None = None
+        self, config: FirecrawlConfig, client: HttpSource | None = None, *, api_key: str | None = None
     ) -> None:
         key = api_key or (config.api_key.get_secret_value() if config.api_key else None)
         if not key:
@@ -96,7 +96,14 @@ class FirecrawlClient:
         register_secret(key)  # a key passed in (not from settings) must be masked in errors too
         self._key = key
         self._config = config
-        self._client = client
+        self._client = getter_for(client) if client is not None else None
+
+    async def _post(self, endpoint: str, payload: dict[str, Any], *, timeout: float) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {self._key}"}
+        if self._client is not None:
+            return await self._client().post(endpoint, json=payload, headers=headers, timeout=timeout)
+        async with create_client() as own:
+            return await own.post(endpoint, json=payload, headers=headers, timeout=timeout)
 
     async def scrape(
         self,
@@ -113,12 +120,7 @@ class FirecrawlClient:
         payload = {"url": url, "formats": wanted, "timeout": int(limit * _MS)}
         endpoint = self._config.base_url.rstrip("/") + _SCRAPE_PATH
         with translate_errors("Firecrawl"):
-            response = await (self._client or shared_client()).post(
-                endpoint,
-                json=payload,
-                headers={"Authorization": f"Bearer {self._key}"},
-                timeout=limit + 5.0,  # Firecrawl's own timeout answers first (408)
-            )
+            response = await self._post(endpoint, payload, timeout=limit + 5.0)  # Firecrawl's own 408 comes first
         if response.status_code >= 400:
             raise _api_error(response)
         try:

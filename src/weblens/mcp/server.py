@@ -46,6 +46,7 @@ __all__ = [
     "create_server",
     "declare",
     "gateway_toolset",
+    "gateway_view",
     "serve_stdio",
     "to_call_result",
 ]
@@ -82,10 +83,15 @@ def gateway_toolset(runtime: Runtime, enabled: Iterable[str] | None = None) -> T
     from weblens.tools import default_toolset  # the tools' libraries load when the tools are built
 
     names = list(enabled) if enabled is not None else runtime.settings.mcp.tools
-    toolset = default_toolset(runtime, enabled=names)
-    for name in toolset.unavailable:
+    return gateway_view(default_toolset(runtime), names)
+
+
+def gateway_view(toolset: Toolset, enabled: Iterable[str]) -> Toolset:
+    """`toolset` limited to `enabled`, warning about enabled names it does not hold."""
+    view = toolset.only(enabled)
+    for name in view.unavailable:
         logger.warning("MCP tool %s is enabled but not available (not configured or unknown); not listing it", name)
-    return toolset
+    return view
 
 
 def declare(tool: Tool[Any]) -> types.Tool:

@@ -1,17 +1,28 @@
-"""Networking shared by every upstream: the pooled HTTP client and error translation.
+"""Networking shared by every upstream: the HTTP client factory and error translation.
 
 Only this package builds httpx objects or catches httpx exceptions.
 """
 
-from weblens.net.client import DEFAULT_LIMITS, USER_AGENT, create_client, shared_client
+from weblens.net.client import (
+    DEFAULT_LIMITS,
+    USER_AGENT,
+    ClientGetter,
+    HttpSource,
+    LazyClient,
+    create_client,
+    getter_for,
+)
 from weblens.net.errors import error_for_status, parse_retry_after, translate_errors
 
 __all__ = [
     "DEFAULT_LIMITS",
     "USER_AGENT",
+    "ClientGetter",
+    "HttpSource",
+    "LazyClient",
     "create_client",
     "error_for_status",
+    "getter_for",
     "parse_retry_after",
-    "shared_client",
     "translate_errors",
 ]

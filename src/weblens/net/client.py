@@ -1,21 +1,36 @@
-"""One pooled `httpx.AsyncClient` per event loop, and a factory for special-purpose ones."""
+"""The factory for weblens' HTTP clients, and a holder that builds one on first use.
+
+No client lives at module level: the `Runtime` (or a one-off call) owns its clients
+and closes them. Building a client loads the CA bundle (a tenth of a second or more
+on a busy machine), so owners build theirs lazily with `LazyClient`.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import weakref
+from collections.abc import Callable
 
 import httpx
 
 from weblens._version import __version__
 
-__all__ = ["DEFAULT_LIMITS", "DEFAULT_TIMEOUT", "USER_AGENT", "create_client", "shared_client"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "DEFAULT_TIMEOUT",
+    "USER_AGENT",
+    "ClientGetter",
+    "HttpSource",
+    "LazyClient",
+    "create_client",
+    "getter_for",
+]
 
 USER_AGENT = f"weblens/{__version__}"
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=30.0)
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
-_shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+ClientGetter = Callable[[], httpx.AsyncClient]
+HttpSource = httpx.AsyncClient | ClientGetter
+"""A client, or a getter that returns the owner's client (built on first use)."""
 
 
 def create_client(
@@ -38,10 +53,29 @@ def create_client(
     )
 
 
-def shared_client() -> httpx.AsyncClient:
-    """The process's pooled client for the running event loop (created on first use)."""
-    loop = asyncio.get_running_loop()
-    client = _shared.get(loop)
-    if client is None or client.is_closed:
-        client = _shared[loop] = create_client()
-    return client
+def getter_for(source: HttpSource) -> ClientGetter:
+    """A getter for `source`, whether it is a client or already a getter."""
+    if isinstance(source, httpx.AsyncClient):
+        return lambda: source
+    return source
+
+
+class LazyClient:
+    """A client built by `factory` on first use; the owner closes it with `aclose()`."""
+
+    def __init__(self, factory: ClientGetter = create_client) -> None:
+        self._factory = factory
+        self._client: httpx.AsyncClient | None = None
+
+    def __call__(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = self._factory()
+        return self._client
+
+    @property
+    def built(self) -> bool:
+        return self._client is not None
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()

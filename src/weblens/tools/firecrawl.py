@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
+from weblens.config import get_settings
 from weblens.context import ToolContext
 from weblens.fetch.firecrawl import FirecrawlClient
 from weblens.result import Source, ToolResult
@@ -98,9 +99,13 @@ def firecrawl_tool(
 ) -> FirecrawlTool:
     """Seed 003's `firecrawlTool({apiKey, formats, timeout})`; `timeout` in seconds.
 
-    The key defaults to FIRECRAWL_API_KEY, the base URL to `firecrawl.base_url`.
+    The key defaults to FIRECRAWL_API_KEY, the base URL to `firecrawl.base_url`. Without
+    `runtime` the tool stands alone (settings from the environment, a client per call).
     """
-    runtime = runtime or Runtime.from_settings()
-    config = runtime.settings.firecrawl
-    client = FirecrawlClient(config, runtime.client, api_key=api_key)
+    if runtime is not None:
+        client = FirecrawlClient(runtime.settings.firecrawl, runtime.client, api_key=api_key)
+        config = runtime.settings.firecrawl
+    else:
+        config = get_settings().firecrawl
+        client = FirecrawlClient(config, api_key=api_key)
     return FirecrawlTool(client, formats=formats, timeout=timeout or config.timeout)

@@ -17,7 +17,7 @@ import httpx
 
 from weblens.config import ProviderConfig, Settings, setting_hint
 from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutError, UpstreamError, WeblensError
-from weblens.net import error_for_status, shared_client, translate_errors
+from weblens.net import HttpSource, error_for_status, getter_for, translate_errors
 from weblens.redact import redact_text
 from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
 
@@ -121,10 +121,10 @@ class HttpProvider:
     quota_statuses: ClassVar[frozenset[int]] = frozenset()
     """Statuses that mean a plan limit was reached (Tavily's 432/433)."""
 
-    def __init__(self, settings: Settings, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(self, settings: Settings, client: HttpSource) -> None:
         self.settings = settings
         self.config: ProviderConfig = getattr(settings, self.name)
-        self._client = client
+        self._client = getter_for(client)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.config.base_url!r}>"
@@ -144,7 +144,7 @@ class HttpProvider:
     async def send(self, method: str, path: str, **kwargs: Any) -> HttpReply:
         """One request under a hard deadline; an error status becomes a weblens error."""
         base = str(self.settings.require(self.name, "base_url")).rstrip("/")
-        client = self._client if self._client is not None else shared_client()
+        client = self._client()
         timeout = self.config.timeout
         try:
             async with asyncio.timeout(timeout):
