@@ -16,7 +16,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from weblens._version import __version__
 
-__all__ = ["COMMANDS", "app", "main"]
+__all__ = ["COMMANDS", "app", "command_app", "main"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "tools": ("weblens.cli.info", "List the available tools, or print their schemas for a model API."),
@@ -29,6 +29,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("weblens.cli.chat", "Ask the agent: it searches and reads the web as needed and cites its sources."),
 }
 """Command name -> (module defining `app` with that one command, the line `--help` shows)."""
+
+
+def command_app() -> typer.Typer:
+    """The app a command module registers its one command on (plain help, like `weblens --help`)."""
+    return typer.Typer(rich_markup_mode=None, add_completion=False)
 
 
 def load_command(name: str) -> Any:

@@ -19,6 +19,7 @@ from weblens.agent.events import Delta, Done, ErrorEvent, ToolCallEvent, ToolRes
 from weblens.agent.llm import ChatModel
 from weblens.agent.loop import Agent
 from weblens.app.connect import MODEL_RECIPES
+from weblens.cli import command_app
 from weblens.cli.output import fail, fail_from, note
 from weblens.cli.progress import LiveActivity
 from weblens.cli.runner import INTERRUPTED_EXIT_CODE
@@ -27,7 +28,7 @@ from weblens.config import Settings
 from weblens.errors import NotConfiguredError, WeblensError
 from weblens.progress import watching
 
-app = typer.Typer(rich_markup_mode=None)
+app = command_app()
 EXIT_WORDS = frozenset({"exit", "quit", ":q"})
 PROMPT = "you> "
 

@@ -12,13 +12,14 @@ import typer
 from pydantic import SecretStr
 from rich.table import Table
 
+from weblens.cli import command_app
 from weblens.cli.output import console, emit, fail_from
 from weblens.cli.settings import load_settings
 from weblens.config import Settings, config_file_path, describe
 from weblens.errors import WeblensError
 from weblens.redact import MASK
 
-app = typer.Typer(rich_markup_mode=None)
+app = command_app()
 
 
 def _leaves(data: Any, prefix: str = "") -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from weblens.cli import command_app
 from weblens.cli.output import console, emit_result, fail_from, note
 from weblens.cli.progress import activity
 from weblens.cli.runner import run, with_runtime
@@ -21,7 +22,7 @@ from weblens.errors import WeblensError
 from weblens.result import Source, ToolResult
 from weblens.tools.fetch import render_page
 
-app = typer.Typer(rich_markup_mode=None)
+app = command_app()
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")

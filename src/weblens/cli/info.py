@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from weblens.cli import command_app
 from weblens.cli.output import console, emit, fail_from
 from weblens.cli.runner import run, with_runtime
 from weblens.cli.settings import load_settings
@@ -16,7 +17,7 @@ from weblens.schema import DIALECTS
 from weblens.tools import default_toolset
 from weblens.toolset import Toolset
 
-app = typer.Typer(rich_markup_mode=None)
+app = command_app()
 FORMATS = ("table", *DIALECTS)
 
 

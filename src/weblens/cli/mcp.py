@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from weblens.cli import command_app
 from weblens.cli.output import fail_from, note
 from weblens.cli.runner import INTERRUPTED_EXIT_CODE, run
 from weblens.cli.settings import load_settings
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from weblens.runtime import Runtime
     from weblens.toolset import Toolset
 
-app = typer.Typer(rich_markup_mode=None)
+app = command_app()
 
 STDIO_HELLO = (
     "weblens MCP server on stdio: waiting for an MCP client on stdin (this command is usually started by one).",

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Column, Table
 
+from weblens.cli import command_app
 from weblens.cli.output import console, emit_result, fail_from, wants_json
 from weblens.cli.progress import activity
 from weblens.cli.runner import run, with_runtime
@@ -18,7 +19,7 @@ from weblens.search import search as run_search
 from weblens.search.models import MAX_RESULTS
 from weblens.tools.search_output import standard
 
-app = typer.Typer(rich_markup_mode=None)
+app = command_app()
 
 
 @app.command()

@@ -12,13 +12,14 @@ from typing import Annotated
 import typer
 
 from weblens.app.connect import MODEL_RECIPES, model_status
+from weblens.cli import command_app
 from weblens.cli.listen import bind, check_port, serve_on, url_of
 from weblens.cli.output import fail, fail_from, note
 from weblens.cli.settings import load_settings
 from weblens.errors import WeblensError
 from weblens.mcp.http import is_loopback
 
-app = typer.Typer(rich_markup_mode=None)
+app = command_app()
 
 
 @app.command()

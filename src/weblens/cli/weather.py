@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from weblens.cli import command_app
 from weblens.cli.output import emit_result, fail_from, wants_json
 from weblens.cli.progress import activity
 from weblens.cli.runner import run, with_runtime
@@ -16,7 +17,7 @@ from weblens.runtime import Runtime
 from weblens.tools.weather import GetWeather
 from weblens.weather import MAX_DAYS
 
-app = typer.Typer(rich_markup_mode=None)
+app = command_app()
 
 
 @app.command()
