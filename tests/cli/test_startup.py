@@ -46,7 +46,7 @@ def test_mcp_answers_initialize_without_loading_the_tools() -> None:
     }  # fmt: skip
     loaded = imported_by("-m", "weblens", "mcp", stdin=json.dumps(hello) + "\n")
     assert "weblens.cli.settings" in loaded and "mcp.server.lowlevel" in loaded
-    assert not loaded & {"weblens.tools", "openai", "trafilatura", "pypdf", "weblens.cli.chat"}
+    assert not loaded & {"weblens.tools", "openai", "trafilatura", "pypdf", "weblens.cli.chat", "rich"}
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))

@@ -17,18 +17,37 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from rich.console import Console
 
 from weblens.redact import redact
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from weblens.errors import ErrorCode, WeblensError
     from weblens.result import ToolResult
 
+    console: Console
+    err_console: Console
+
 __all__ = ["console", "emit", "emit_result", "err_console", "fail", "fail_from", "note", "wants_json"]
 
-console = Console(markup=False, emoji=False, highlight=False)
-err_console = Console(stderr=True, markup=False, emoji=False, highlight=False)
+_CONSOLES = {"console": False, "err_console": True}  # name -> on stderr
+
+
+def __getattr__(name: str) -> Console:
+    """`console` and `err_console`, built on first use: `weblens mcp` never needs rich (40 ms)."""
+    if name not in _CONSOLES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from rich.console import Console
+
+    built = Console(stderr=_CONSOLES[name], markup=False, emoji=False, highlight=False)
+    globals()[name] = built
+    return built
+
+
+def _get(name: str) -> Console:
+    found: Console | None = globals().get(name)
+    return found if found is not None else __getattr__(name)
 
 
 def wants_json(as_json: bool) -> bool:
@@ -37,7 +56,7 @@ def wants_json(as_json: bool) -> bool:
 
 def note(text: str, style: str | None = None) -> None:
     """A line for the person at the terminal, on stderr (never mixed into the output)."""
-    err_console.print(text, style=style, soft_wrap=True)
+    _get("err_console").print(text, style=style, soft_wrap=True)
 
 
 def print_json(data: Any) -> None:
@@ -70,7 +89,7 @@ def _report_failure(result: ToolResult, as_json: bool, exit_code: int) -> NoRetu
     if as_json:
         print_json(result.model_dump(mode="json"))
     else:
-        err_console.print(f"{result.error.code}: {result.error.message}", style="bold red", soft_wrap=True)
+        _get("err_console").print(f"{result.error.code}: {result.error.message}", style="bold red", soft_wrap=True)
     raise typer.Exit(exit_code)
 
 
@@ -84,4 +103,4 @@ def emit_result(result: ToolResult, as_json: bool, render: Callable[[], None] | 
     if render is not None:
         render()
     else:
-        console.print(result.text, soft_wrap=True)
+        _get("console").print(result.text, soft_wrap=True)
