@@ -27,6 +27,8 @@ from weblens.errors import (
     WeblensError,
 )
 from weblens.net import HttpSource, create_client, getter_for, parse_retry_after, translate_errors
+from weblens.net.ssrf import SsrfGuard
+from weblens.net.urls import web_url
 from weblens.redact import redact_text, register_secret
 
 __all__ = ["FirecrawlClient", "FirecrawlPage"]
@@ -85,10 +87,18 @@ def _api_error(response: httpx.Response) -> WeblensError:
 class FirecrawlClient:
     """POST {base_url}/v1/scrape with a Bearer key; returns the page or raises a WeblensError.
 
-    Without `client` (a runtime's, say) each call makes a client and closes it after."""
+    Without `client` (a runtime's, say) each call makes a client and closes it after.
+    `guard` is the fetch policy (`weblens.fetch.client.guard_for(settings.fetch)`): a URL
+    web_fetch would refuse (metadata, loopback, private, `file:`) is never sent to Firecrawl.
+    Without one, the strict default applies."""
 
     def __init__(
-        self, config: FirecrawlConfig, client: HttpSource | None = None, *, api_key: str | None = None
+        self,
+        config: FirecrawlConfig,
+        client: HttpSource | None = None,
+        *,
+        api_key: str | None = None,
+        guard: SsrfGuard | None = None,
     ) -> None:
         key = api_key or (config.api_key.get_secret_value() if config.api_key else None)
         if not key:
@@ -97,6 +107,7 @@ class FirecrawlClient:
         self._key = key
         self._config = config
         self._client = getter_for(client) if client is not None else None
+        self._guard = guard or SsrfGuard()
 
     async def _post(self, endpoint: str, payload: dict[str, Any], *, timeout: float) -> httpx.Response:
         headers = {"Authorization": f"Bearer {self._key}"}
@@ -113,6 +124,7 @@ class FirecrawlClient:
         include_links: bool = False,
         timeout_s: float | None = None,
     ) -> FirecrawlPage:
+        await self._guard.check_target(url)
         wanted = list(dict.fromkeys(_FORMATS.get(f, f) for f in formats)) or ["markdown"]
         if include_links and "links" not in wanted:
             wanted.append("links")
@@ -137,7 +149,8 @@ class FirecrawlClient:
             status = int(metadata.get("statusCode") or 200)
         except (TypeError, ValueError):  # a shape Firecrawl does not document: the scrape itself succeeded
             status = 200
-        source = str(metadata.get("sourceURL") or metadata.get("url") or url)
+        # the page's own URL as Firecrawl reports it, when it is a web link; else the one asked for
+        source = web_url(metadata.get("sourceURL") or metadata.get("url")) or url
         if status >= 400:
             details = {"status": status, "url": source}
             if status in (404, 410):

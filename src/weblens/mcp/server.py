@@ -30,6 +30,7 @@ from mcp.shared.exceptions import MCPError
 
 from weblens._version import __version__
 from weblens.context import ToolContext
+from weblens.net.urls import web_url
 from weblens.progress import Progress, watching
 from weblens.result import ToolResult
 from weblens.tool import Tool
@@ -129,9 +130,10 @@ def to_call_result(tool: Tool[Any], result: ToolResult) -> types.CallToolResult:
         # Not as structuredContent: clients check that against the tool's outputSchema even on errors.
         meta[ERROR_KEY] = result.error.model_dump(mode="json")
         return types.CallToolResult(content=content, is_error=True, _meta=meta)
-    content.extend(
-        types.ResourceLink(uri=source.url, name=source.title or source.url, title=source.title or None)
+    content.extend(  # only http(s) sources become links a client may render (never `javascript:`, `file:`)
+        types.ResourceLink(uri=link, name=source.title or link, title=source.title or None)
         for source in result.sources
+        if (link := web_url(source.url)) is not None
     )
     structured, moved = _structured(tool, result.data, result.text)
     if moved:

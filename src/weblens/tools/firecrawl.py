@@ -8,6 +8,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from weblens.config import get_settings
 from weblens.context import ToolContext
+from weblens.fetch.client import guard_for
 from weblens.fetch.firecrawl import FirecrawlClient
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
@@ -101,11 +102,15 @@ def firecrawl_tool(
 
     The key defaults to FIRECRAWL_API_KEY, the base URL to `firecrawl.base_url`. Without
     `runtime` the tool stands alone (settings from the environment, a client per call).
+    URLs pass web_fetch's policy (`fetch.allow_private`, `fetch.allowed_hosts`, with the
+    runtime's resolver) before they are sent.
     """
     if runtime is not None:
-        client = FirecrawlClient(runtime.settings.firecrawl, runtime.client, api_key=api_key)
         config = runtime.settings.firecrawl
+        guard = guard_for(runtime.settings.fetch, runtime.resolver)
+        client = FirecrawlClient(config, runtime.client, api_key=api_key, guard=guard)
     else:
-        config = get_settings().firecrawl
-        client = FirecrawlClient(config, api_key=api_key)
+        settings = get_settings()
+        config = settings.firecrawl
+        client = FirecrawlClient(config, api_key=api_key, guard=guard_for(settings.fetch))
     return FirecrawlTool(client, formats=formats, timeout=timeout or config.timeout)
