@@ -30,7 +30,6 @@ from mcp.shared.exceptions import MCPError
 
 from weblens._version import __version__
 from weblens.context import ToolContext
-from weblens.net.urls import web_url
 from weblens.progress import Progress, watching
 from weblens.result import ToolResult
 from weblens.tool import Tool
@@ -120,6 +119,8 @@ def _structured(tool: Tool[Any], data: Any, text: str) -> tuple[Any, list[str]]:
 
 def to_call_result(tool: Tool[Any], result: ToolResult) -> types.CallToolResult:
     """A weblens result as an MCP result: text, structuredContent, sources as resource links."""
+    from weblens.net.urls import web_url  # here: the `weblens.net` package loads httpx, which `initialize` never needs
+
     meta: dict[str, Any] = {
         f"{META_PREFIX}brief": result.brief,
         f"{META_PREFIX}duration_ms": round(result.duration_ms, 3),
