@@ -69,7 +69,7 @@ def test_config_masks_secrets_and_says_where_values_came_from(
     data = json.loads(result.output)
     rows = {row["key"]: row for row in data["settings"]}
     assert rows["tavily.api_key"] == {"key": "tavily.api_key", "value": "***", "source": "environment"}
-    assert rows["server.port"]["source"] == "weblens.toml" and rows["server.port"]["value"] == "9100"
+    assert rows["server.port"]["source"] == "weblens.toml" and rows["server.port"]["value"] == 9100
     assert data["config_file"] == "weblens.toml"
 
 

@@ -2,45 +2,66 @@
 
 Declare a tool once and export it to any model API; search, fetch and get the weather
 through one result envelope; serve it all over MCP or drive it with the built-in agent.
+
+Names are imported on first use (PEP 562), so `import weblens` (and every `weblens`
+command) does not pay for the libraries behind the parts it does not touch.
 """
 
+from __future__ import annotations
+
+import importlib
 import typing as _typing
 
 from weblens._version import __version__
-from weblens.cache import Cache
-from weblens.config import Settings, get_settings
-from weblens.context import CancelSignal, ToolContext
-from weblens.errors import (
-    ApprovalRequiredError,
-    BlockedError,
-    MaxUsesExceededError,
-    NotConfiguredError,
-    NotFoundError,
-    RateLimitedError,
-    TooLargeError,
-    ToolCancelledError,
-    ToolTimeoutError,
-    ToolValidationError,
-    UnsupportedContentError,
-    UpstreamError,
-    UrlNotAllowedError,
-    WeblensError,
-)
-from weblens.policy import DomainPolicy
-from weblens.result import ErrorInfo, Source, ToolError, ToolOk, ToolResult
-from weblens.runtime import Runtime
-from weblens.tool import FunctionTool, Retry, Tool, define_tool
-from weblens.toolset import Toolset
-from weblens.weather import get_weather
 
 if _typing.TYPE_CHECKING:
-    from weblens.fetch import fetch as fetch
-    from weblens.search import search as search
-else:
-    from weblens import (
-        fetch,  # a callable module: weblens.fetch(...) fetches a page
-        search,  # a callable module: weblens.search(...) runs a search
+    from weblens.cache import Cache
+    from weblens.config import Settings, get_settings
+    from weblens.context import CancelSignal, ToolContext
+    from weblens.errors import (
+        ApprovalRequiredError,
+        BlockedError,
+        MaxUsesExceededError,
+        NotConfiguredError,
+        NotFoundError,
+        RateLimitedError,
+        TooLargeError,
+        ToolCancelledError,
+        ToolTimeoutError,
+        ToolValidationError,
+        UnsupportedContentError,
+        UpstreamError,
+        UrlNotAllowedError,
+        WeblensError,
     )
+    from weblens.fetch import fetch as fetch
+    from weblens.policy import DomainPolicy
+    from weblens.result import ErrorInfo, Source, ToolError, ToolOk, ToolResult
+    from weblens.runtime import Runtime
+    from weblens.search import search as search
+    from weblens.tool import FunctionTool, Retry, Tool, define_tool
+    from weblens.toolset import Toolset
+    from weblens.weather import get_weather
+
+_HOMES = {
+    "weblens.cache": ("Cache",),
+    "weblens.config": ("Settings", "get_settings"),
+    "weblens.context": ("CancelSignal", "ToolContext"),
+    "weblens.policy": ("DomainPolicy",),
+    "weblens.errors": (
+        "ApprovalRequiredError", "BlockedError", "MaxUsesExceededError", "NotConfiguredError", "NotFoundError",
+        "RateLimitedError", "TooLargeError", "ToolCancelledError", "ToolTimeoutError", "ToolValidationError",
+        "UnsupportedContentError", "UpstreamError", "UrlNotAllowedError", "WeblensError",
+    ),
+    "weblens.result": ("ErrorInfo", "Source", "ToolError", "ToolOk", "ToolResult"),
+    "weblens.runtime": ("Runtime",),
+    "weblens.tool": ("FunctionTool", "Retry", "Tool", "define_tool"),
+    "weblens.toolset": ("Toolset",),
+    "weblens.weather": ("get_weather",),
+}  # fmt: skip
+_WHERE = {name: module for module, names in _HOMES.items() for name in names}
+# callable modules: weblens.fetch(...) fetches a page, weblens.search(...) runs a search
+_MODULES = ("fetch", "search")
 
 __all__ = [
     "ApprovalRequiredError",
@@ -79,3 +100,18 @@ __all__ = [
     "get_weather",
     "search",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in _MODULES:
+        return importlib.import_module(f"weblens.{name}")
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'weblens' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -241,6 +241,9 @@ class CacheConfig(BaseModel):
 
 class McpConfig(BaseModel):
     token: SecretStr | None = None
+    port: int = Field(
+        default=8766, ge=0, le=65535, description="`weblens mcp --transport http`; `weblens serve` uses server.port"
+    )
     tools: CommaList = Field(default_factory=lambda: ["web_search", "web_fetch", "get_weather"])
     max_body_bytes: int = Field(default=1 * MIB, gt=0)
     allowed_origins: CommaList = Field(default_factory=list)

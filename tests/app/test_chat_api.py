@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +11,7 @@ import httpx
 from pydantic import BaseModel
 
 from weblens import Settings, Toolset, define_tool
+from weblens.app.sessions import SessionStore
 from weblens.testing.llm import ScriptedLLM, Turn, call
 
 POLL_TIMEOUT_S = 10.0
@@ -83,7 +83,7 @@ async def test_a_model_failure_is_an_error_event_and_is_saved(
     assert "model overloaded" in saved["messages"][1]["error"]["message"]
 
 
-async def test_a_client_that_leaves_mid_answer_loses_nothing(
+async def test_a_client_that_leaves_mid_answer_loses_nothing_and_can_follow_again(
     llm: ScriptedLLM, client: httpx.AsyncClient, sse: Callable[[str], list[Any]]
 ) -> None:
     text = "This answer streams slowly, word by word, and the client will leave halfway through it."
@@ -96,20 +96,21 @@ async def test_a_client_that_leaves_mid_answer_loses_nothing(
             if received.count("event: delta") >= 3:
                 break
     session_id = sse(received)[0].data["session_id"]
+    assert (await client.get(f"/api/sessions/{session_id}")).json()["running"] is True
 
-    deadline = time.monotonic() + POLL_TIMEOUT_S
-    while True:
-        messages = (await client.get(f"/api/sessions/{session_id}")).json()["messages"]
-        if len(messages) == 2 or time.monotonic() > deadline:
-            break
-        await asyncio.sleep(0.05)
-    user, assistant = messages
-    assert user["content"] == "tell me a long story"
-    assert assistant["status"] == "incomplete"
-    assert assistant["content"] and text.startswith(assistant["content"]) and assistant["content"] != text
+    again = sse((await client.get(f"/api/sessions/{session_id}/stream", params={"from": 0})).text)
+
+    assert again[0].event == "session" and again[-1].event == "done"
+    assert "".join(e.data["text"] for e in again if e.event == "delta") == text
+    session = (await client.get(f"/api/sessions/{session_id}")).json()
+    user, assistant = session["messages"]
+    assert session["running"] is False and user["content"] == "tell me a long story"
+    assert assistant["status"] == "complete" and assistant["content"] == text
+    missing = await client.get(f"/api/sessions/{session_id}/stream")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 
 
-async def test_a_client_that_leaves_during_a_tool_call_cancels_it_and_keeps_the_call(
+async def test_stop_during_a_tool_call_cancels_it_and_keeps_what_was_said(
     llm: ScriptedLLM,
     serve: Callable[..., Any],
     make_settings: Callable[..., Settings],
@@ -137,21 +138,54 @@ async def test_a_client_that_leaves_during_a_tool_call_cancels_it_and_keeps_the_
         async with http.stream("POST", "/api/chat", json={"message": "find it"}) as response:
             async for chunk in response.aiter_text():
                 received += chunk
-                if "event: tool_call" in received:
-                    break
-        session_id = sse(received)[0].data["session_id"]
-        deadline = time.monotonic() + POLL_TIMEOUT_S
-        messages: list[dict[str, Any]] = []
-        while len(messages) < 2 and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-            messages = (await http.get(f"/api/sessions/{session_id}")).json()["messages"]
+                if "event: tool_call" in received and "event: stopped" not in received:
+                    session_id = sse(received)[0].data["session_id"]
+                    stop = await http.post(f"/api/sessions/{session_id}/stop")
+                    assert stop.status_code == 200 and stop.json() == {"stopped": True}
+        events = sse(received)
+        session = (await http.get(f"/api/sessions/{session_id}")).json()
+        again = await http.post(f"/api/sessions/{session_id}/stop")
 
+    assert events[-1].event == "stopped"
     assert await asyncio.to_thread(cancelled.wait, POLL_TIMEOUT_S)
-    assistant = messages[1]
-    assert assistant["status"] == "incomplete" and assistant["content"] == "Searching."
+    assistant = session["messages"][1]
+    assert assistant["status"] == "stopped" and assistant["content"] == "Searching."
     [saved_call] = assistant["tool_calls"]
     assert saved_call["name"] == "web_search" and saved_call["arguments"] == {"query": "slow"}
     assert "result" not in saved_call
+    assert again.status_code == 200 and again.json() == {"stopped": False}  # nothing left to stop
+
+
+async def test_one_answer_at_a_time_per_session(llm: ScriptedLLM, client: httpx.AsyncClient) -> None:
+    llm.add(Turn(text="slow " * 40, chunk_interval_s=0.05), Turn(text="next"))
+    async with client.stream("POST", "/api/chat", json={"message": "first"}) as response:
+        async for chunk in response.aiter_text():
+            session_id = chunk.split('"session_id": "')[1].split('"')[0]
+            break
+    second = await client.post("/api/chat", json={"message": "second", "session_id": session_id})
+    assert second.status_code == 409 and "already being written" in second.json()["error"]["message"]
+    await client.post(f"/api/sessions/{session_id}/stop")
+
+
+async def test_a_server_shutting_down_mid_answer_saves_it_as_incomplete(
+    llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings], tmp_path: Any
+) -> None:
+    settings = make_settings()
+    server = serve(settings)
+    llm.add(Turn(text="word " * 200, chunk_interval_s=0.05))
+    async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
+        received = ""
+        async with http.stream("POST", "/api/chat", json={"message": "long"}) as response:
+            async for chunk in response.aiter_text():
+                received += chunk
+                if received.count("event: delta") >= 2:
+                    break
+    await asyncio.to_thread(server.stop)
+
+    store = SessionStore(settings.sessions_path)
+    [session] = store.sessions()
+    assistant = store.messages(session.id)[1]
+    assert assistant.status == "incomplete" and assistant.content.startswith("word")
 
 
 async def test_without_a_model_the_server_runs_and_chat_names_the_settings(

@@ -1,19 +1,27 @@
-"""The web page in headless Chromium (Debian's `chromium`, driven by Playwright).
+"""The chat page in headless Chromium (Debian's `chromium`, driven by Playwright).
 
-Skipped when /usr/bin/chromium or the playwright package is absent; CI installs the
-browser with `apt-get install -y chromium`.
+One test per behaviour a user relies on. Every test fails on a console error or an
+uncaught page error, and the main views are saved as screenshots at 1280 px and 390 px
+in tests/app/screenshots/ (git-ignored) for a person to look at. Skipped when
+/usr/bin/chromium or the playwright package is absent; CI installs the browser with
+`apt-get install -y chromium`.
 """
 
 from __future__ import annotations
 
+import struct
+import zlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from weblens import Settings
+from weblens.testing import FakeServer
 from weblens.testing.llm import ScriptedLLM, Turn, call
+from weblens.testing.server import Reply
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -25,83 +33,344 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-WAIT_MS = 10_000
+WAIT_MS = 15_000
+SCREENSHOTS = Path(__file__).parent / "screenshots"
+WIDE = {"width": 1280, "height": 800}
+NARROW = {"width": 390, "height": 844}
+QUESTION = "今天 AI 领域有什么新闻？"
+TEXT_LONGER_THAN = "(n) => (document.querySelector('.msg.assistant .text')?.textContent || '').length > n"
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
 playwright_api = pytest.importorskip("playwright.async_api")
 
 
+class Browser:
+    """Opens pages; collects every console error and uncaught exception of every page."""
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+        self.errors: list[str] = []
+
+    async def page(self, *, viewport: dict[str, int] = WIDE, dark: bool = False) -> Any:
+        context = await self.browser.new_context(
+            viewport=viewport,
+            color_scheme="dark" if dark else "light",
+            permissions=["clipboard-read", "clipboard-write"],
+        )
+        tab = await context.new_page()
+        tab.set_default_timeout(WAIT_MS)
+        tab.on("console", lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None)
+        tab.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        return tab
+
+
 @pytest.fixture
-async def page() -> AsyncIterator[Any]:
+async def browser(serve: Any, llm: ScriptedLLM) -> AsyncIterator[Browser]:
+    """Closed before the servers it talks to stop (so no request of a page meets a closed port)."""
     async with playwright_api.async_playwright() as driver:
-        browser = await driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        launched = await driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        opened = Browser(launched)
         try:
-            tab = await browser.new_page()
-            tab.set_default_timeout(WAIT_MS)
-            yield tab
+            yield opened
         finally:
-            await browser.close()
+            await launched.close()
+    assert opened.errors == [], opened.errors  # no console errors, in any test
 
 
-async def test_send_see_it_stream_see_links_reload_see_the_session(
-    page: Any, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
-) -> None:
-    server = serve(make_settings())
-    answer = "The big AI story today <img src=x onerror=alert(1)> is a new open model [1]. " * 2
-    llm.add(
-        Turn(tool_calls=[call("web_search", {"query": "AI news today"})]),
-        Turn(text=answer, chunk_interval_s=0.04),
+async def screenshot(page: Any, name: str) -> None:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    for label, size in (("1280", WIDE), ("390", NARROW)):
+        await page.set_viewport_size(size)
+        await page.screenshot(path=str(SCREENSHOTS / f"{name}-{label}.png"), full_page=False)
+    await page.set_viewport_size(WIDE)
+
+
+def png_1x1() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0\xff\0\0")) + chunk(
+        b"IEND", b""
     )
 
-    await page.goto(server.url("/"))
-    await page.fill("#input", "今天 AI 领域有什么新闻？")
+
+@pytest.fixture
+def images() -> Any:
+    with FakeServer() as server:
+        server.route("GET", "/chart.png", Reply(body=png_1x1(), content_type="image/png"))
+        yield server
+
+
+async def send(page: Any, text: str) -> None:
+    await page.fill("#input", text)
     await page.press("#input", "Enter")
 
-    tool_line = page.locator(".msg.assistant .tools li").first
-    await tool_line.wait_for()
-    assert "web_search: AI news today" in await tool_line.text_content()
-    # streaming: part of the text is on the page before the answer is finished
+
+async def test_an_answer_streams_then_renders_as_safe_markdown_with_linked_citations(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings], images: Any
+) -> None:
+    server = serve(make_settings())
+    answer = (
+        "## Today in AI\n\nThe big story is a **new open model** [1], and a lab result [2].\n\n"
+        "<img src=x onerror=alert(1)> <script>alert(2)</script> [a trap](javascript:alert(3))\n\n"
+        "```python\ndef answer(question):\n    return 42\n```\n\n"
+        f"![a chart]({images.url('/chart.png')})\n"
+    )
+    llm.add(
+        Turn(tool_calls=[call("web_search", {"query": "AI news today"})], delay_s=0.8),
+        Turn(text=answer, chunk_interval_s=0.03),
+    )
+    page = await browser.page()
+    await page.goto(server.url("/"))
+    await send(page, QUESTION)
+
+    # before the first word: thinking, then the tool with its running time
+    await page.locator(".msg.assistant .activity", has_text="Thinking…").wait_for()
+    await page.locator(".msg.user .text", has_text=QUESTION).wait_for()
     partial = await page.wait_for_function(
-        "(full) => { const m = document.querySelector('.msg.assistant.streaming .text');"
-        " return m && m.textContent.length > 0 && m.textContent.length < full && m.textContent; }",
+        "(n) => { const t = document.querySelector('.msg.assistant.streaming .text');"
+        " return t && t.textContent.length > 0 && t.textContent.length < n && t.textContent; }",
         arg=len(answer),
     )
-    assert answer.startswith(await partial.json_value())
-
+    assert "Today in AI".startswith((await partial.json_value()).strip()[:11])
     await page.locator(".msg.assistant.finished").wait_for()
-    assert await page.locator(".msg.assistant .text").text_content() == answer
-    assert await page.locator("img").count() == 0  # model text never becomes HTML
-    assert "✓ 2 results" in await tool_line.text_content()
-    links = page.locator(".msg.assistant .sources a")
-    assert await links.count() == 1
-    assert await links.first.get_attribute("href") == "https://news.example/ai"
-    assert await links.first.text_content() == "AI News Daily"
-    assert await links.first.get_attribute("rel") == "noopener noreferrer"
-    await page.locator("#sessions li").first.wait_for()
+
+    message = page.locator(".msg.assistant")
+    tool = message.locator("details.tool")
+    assert await tool.get_attribute("open") is None  # collapsed
+    summary = await tool.locator("summary").text_content()
+    assert "web_search: AI news today" in summary and "✓ 2 results" in summary and " s" in summary
+    assert await message.locator("h2").text_content() == "Today in AI"
+    assert await message.locator("strong").text_content() == "new open model"
+    assert await page.locator("img").count() == 0 and await page.locator(".msg script").count() == 0
+    assert "<img src=x onerror=alert(1)>" in await message.locator(".text").text_content()
+    trap = message.locator(".text a", has_text="a trap")
+    assert await trap.get_attribute("href") is None
+
+    code = message.locator("pre code.hljs")
+    assert await code.locator(".hljs-keyword").first.text_content() == "def"
+    await message.locator("pre .copy").click()
+    await message.locator("pre .copy", has_text="Copied").wait_for()
+    assert await page.evaluate("navigator.clipboard.readText()") == "def answer(question):\n    return 42\n"
+
+    cite = message.locator("a.cite").first
+    assert await cite.text_content() == "[1]" and await cite.get_attribute("href") == "https://news.example/ai"
+    await cite.hover()
+    card = page.locator("#cite-card")
+    await card.wait_for(state="visible")
+    assert await card.locator(".cite-title").text_content() == "AI News Daily"
+    assert await card.locator(".cite-site").text_content() == "news.example"
+    links = message.locator(".sources a")
+    assert await links.count() == 2 and await links.first.get_attribute("rel") == "noopener noreferrer"
+
+    await screenshot(page, "answer")
+    load = message.locator("button.load-image")
+    assert "a chart" in await load.text_content() and "127.0.0.1" in await load.text_content()
+    assert images.count("/chart.png") == 0  # nothing fetched from another site until asked
+    await load.click()
+    await message.locator("img[alt='a chart']").wait_for()
+    assert images.count("/chart.png") == 1
+
+
+async def test_stop_cancels_the_answer_and_keeps_what_was_written(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings())
+    llm.add(Turn(text="word " * 300, chunk_interval_s=0.04))
+    page = await browser.page()
+    await page.goto(server.url("/"))
+    await send(page, "tell me a long story")
+    await page.wait_for_function(TEXT_LONGER_THAN, arg=30)
+
+    await page.click("#stop")
+
+    stopped = page.locator(".msg.assistant.stopped")
+    await stopped.wait_for()
+    assert "Stopped" in await stopped.locator(".status").text_content()
+    kept = await stopped.locator(".text").text_content()
+    assert kept.startswith("word word") and len(kept) < len("word " * 300)
+    assert await page.locator("#send").is_visible() and not await page.locator("#stop").is_visible()
+    session_id = page.url.split("session=")[1]
+    saved = httpx.get(server.url(f"/api/sessions/{session_id}")).json()["messages"][1]
+    assert saved["status"] == "stopped" and saved["content"].startswith(kept.strip()[:20])
+
+    await page.reload()
+    await page.locator(".msg.assistant.stopped .status").wait_for()  # the state survives a reload
+
+
+async def test_reload_during_an_answer_keeps_it_streaming(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings())
+    text = " ".join(f"w{n}" for n in range(150))
+    llm.add(Turn(text=text, chunk_interval_s=0.03))
+    page = await browser.page()
+    await page.goto(server.url("/"))
+    await send(page, "count for me")
+    await page.wait_for_function(TEXT_LONGER_THAN, arg=20)
 
     await page.reload()
 
-    await page.locator(".msg.user").wait_for()
-    assert await page.locator(".msg.user .text").text_content() == "今天 AI 领域有什么新闻？"
-    assert await page.locator(".msg.assistant .text").text_content() == answer
-    assert await page.locator(".msg.assistant .sources a").first.get_attribute("href") == "https://news.example/ai"
-    titles = await page.locator("#sessions li .name").all_text_contents()
-    assert titles == ["今天 AI 领域有什么新闻？"]
-    assert await page.locator("#sessions li.active").count() == 1
+    await page.locator(".msg.user .text", has_text="count for me").wait_for()
+    await page.locator(".msg.assistant.streaming").wait_for()
+    await page.locator(".msg.assistant.finished").wait_for()
+    assert (await page.locator(".msg.assistant .text").text_content()).strip() == text
+    assert await page.locator(".msg.assistant").count() == 1
 
 
-async def test_without_a_model_the_page_says_what_to_set(
-    page: Any, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+async def test_sessions_appear_at_once_rename_inline_delete_with_undo_and_search(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings())
+    llm.add(Turn(text="slowly " * 60, chunk_interval_s=0.03), Turn(text="About the lighthouse."))
+    page = await browser.page()
+    await page.clock.install()
+    await page.goto(server.url("/"))
+    await send(page, "first question")
+    await page.locator(".msg.assistant.streaming .text", has_text="slowly").wait_for()
+    assert await page.locator("#sessions li .name").all_text_contents() == ["first question"]  # before the end
+    await page.locator(".msg.assistant.finished").wait_for()
+    await page.click("#new-chat")
+    await send(page, "a lighthouse")
+    await page.locator(".msg.assistant.finished").wait_for()
+    items = page.locator("#sessions li")
+    assert await items.locator(".name").all_text_contents() == ["a lighthouse", "first question"]
+
+    await items.nth(1).locator(".rename").click()
+    await page.fill("#sessions .rename-field", "Renamed in place")
+    await page.press("#sessions .rename-field", "Enter")
+    await page.locator("#sessions li .name", has_text="Renamed in place").wait_for()
+    titles = [s["title"] for s in httpx.get(server.url("/api/sessions")).json()["sessions"]]
+    assert "Renamed in place" in titles
+
+    await page.fill("#session-search", "lighthouse")
+    await page.clock.run_for(500)
+    await page.wait_for_function("() => document.querySelectorAll('#sessions li').length === 1")
+    await page.fill("#session-search", "")
+    await page.clock.run_for(500)
+    await page.wait_for_function("() => document.querySelectorAll('#sessions li').length === 2")
+
+    target = page.locator("#sessions li", has_text="Renamed in place")
+    await target.locator(".delete").click()
+    await page.locator("#toast", has_text="Deleted").wait_for()
+    assert not await target.is_visible()
+    await page.click("#toast .undo")
+    assert await target.is_visible()
+    await target.locator(".delete").click()
+    await page.clock.run_for(7000)
+    await page.wait_for_function("() => document.querySelectorAll('#sessions li').length === 1")
+    await screenshot(page, "sessions")
+    for _ in range(50):
+        remaining = [s["title"] for s in httpx.get(server.url("/api/sessions")).json()["sessions"]]
+        if remaining == ["a lighthouse"]:
+            break
+        await page.wait_for_timeout(100)
+    assert remaining == ["a lighthouse"]
+
+
+async def test_everything_works_from_the_keyboard(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings())
+    llm.add(Turn(text="First answer."), Turn(text="long " * 200, chunk_interval_s=0.04))
+    page = await browser.page()
+    await page.goto(server.url("/"))
+    await page.keyboard.press("Tab")
+    assert await page.evaluate("document.activeElement.className") == "skip"
+    await page.keyboard.press("Enter")  # skip link: to the message box
+    await page.keyboard.type("keyboard question")
+    await page.keyboard.press("Enter")
+    await page.locator(".msg.assistant.finished").wait_for()
+
+    await page.keyboard.press("Alt+N")  # a new chat, the message box focused
+    assert await page.evaluate("document.activeElement.id") == "input"
+    await page.keyboard.type("a long one")
+    await page.keyboard.press("Enter")
+    await page.locator(".msg.assistant .text", has_text="long").wait_for()
+    await page.keyboard.press("Escape")  # stops the answer
+    await page.locator(".msg.assistant.stopped").wait_for()
+
+    await page.locator("body").click(position={"x": 700, "y": 300})  # leave the text box
+    await page.keyboard.press("/")
+    assert await page.evaluate("document.activeElement.id") == "session-search"
+    await page.keyboard.press("Tab")  # the newest chat
+    assert await page.evaluate("document.activeElement.className") == "open"
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Tab")  # the older chat
+    await page.keyboard.press("Enter")
+    await page.locator(".msg.user .text", has_text="keyboard question").wait_for()
+    await page.keyboard.press("F2")
+    await page.keyboard.press("Control+A")
+    await page.keyboard.type("Named by keyboard")
+    await page.keyboard.press("Enter")
+    await page.locator("#sessions li .name", has_text="Named by keyboard").wait_for()
+    focused = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert focused != "none"  # the focus can be seen
+
+
+async def test_without_a_model_the_page_says_how_to_connect_one_and_runs_tools(
+    browser: Browser, serve: Callable[..., Any], make_settings: Callable[..., Settings]
 ) -> None:
     server = serve(make_settings(with_llm=False))
-
+    page = await browser.page()
     await page.goto(server.url("/"))
 
     banner = page.locator("#banner")
-    await banner.wait_for()
-    assert "WEBLENS_LLM_BASE_URL" in await banner.text_content()
-    await page.fill("#input", "hello")
-    await page.press("#input", "Enter")
-    error = page.locator(".msg.assistant .error")
-    await error.wait_for()
-    assert "WEBLENS_LLM_MODEL" in await error.text_content()
+    await banner.locator(".connect").wait_for()
+    text = await banner.text_content()
+    for name in ("OpenAI", "Ollama", "vLLM"):
+        assert name in text
+    assert "WEBLENS_LLM_BASE_URL=" in text and "WEBLENS_LLM_MODEL=" in text
+    assert await page.locator("#input").is_disabled()
+
+    panel = page.locator("#tool-panel")
+    assert await panel.is_visible()
+    assert await page.locator("#tool-name").input_value() == "web_search"
+    await page.fill("#tool-field-query", "AI news")
+    await page.click("#tool-run")
+    result = page.locator("#tool-result .tool-text")
+    await result.wait_for()
+    assert await result.text_content() == "results for AI news"  # what a model would read
+    assert await page.locator("#tool-result .sources a").first.get_attribute("href") == "https://news.example/ai"
+    await screenshot(page, "no-model")
+
+
+async def test_dark_mode_follows_the_system(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings())
+    llm.add(Turn(text="Dark **mode** answer with `code`."))
+    page = await browser.page(dark=True)
+    await page.goto(server.url("/"))
+    await send(page, "hello")
+    await page.locator(".msg.assistant.finished").wait_for()
+
+    background = await page.evaluate("getComputedStyle(document.body).backgroundColor")
+    channels = [int(part) for part in background.removeprefix("rgb(").rstrip(")").split(",")]
+    assert max(channels) < 60, background
+    await screenshot(page, "dark")
+
+
+async def test_at_390_px_the_chat_list_is_a_drawer_and_the_text_box_is_wide(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings())
+    llm.add(Turn(text="A short answer."))
+    page = await browser.page(viewport=NARROW)
+    await page.goto(server.url("/"))
+
+    assert not await page.locator("#sidebar").is_visible()
+    box = await page.locator("#input").bounding_box()
+    assert box is not None and box["width"] > 250
+    await send(page, "narrow question")
+    await page.locator(".msg.assistant.finished").wait_for()
+    width = await page.evaluate("document.documentElement.scrollWidth")
+    assert width <= NARROW["width"]  # nothing sticks out sideways
+
+    await page.click("#open-sidebar")
+    await page.locator("#sidebar #sessions li").wait_for()
+    assert await page.locator("#sidebar").is_visible()
+    await page.keyboard.press("Escape")
+    await page.wait_for_function("() => !document.body.classList.contains('drawer-open')")

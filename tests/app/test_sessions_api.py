@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from weblens.testing.llm import ScriptedLLM, Turn
@@ -62,3 +64,23 @@ async def test_chat_in_a_created_session_and_delete_removes_its_messages(
     assert (await client.get("/api/sessions")).json()["sessions"][0]["message_count"] == 2
     await client.delete(f"/api/sessions/{session['id']}")
     assert (await client.get(f"/api/sessions/{session['id']}")).status_code == 404
+
+
+async def test_sessions_are_found_by_title_or_by_what_was_said(
+    client: httpx.AsyncClient, chat: Any, llm: ScriptedLLM
+) -> None:
+    llm.add(Turn(text="The lighthouse stands on Skerryvore."))
+    await chat("Tell me about a lighthouse")
+    await client.post("/api/sessions", json={"title": "Weather in Paris"})
+    await client.post("/api/sessions", json={"title": "100% _literal_ title"})
+
+    async def titles(query: str) -> list[str]:
+        response = await client.get("/api/sessions", params={"q": query})
+        return [s["title"] for s in response.json()["sessions"]]
+
+    assert await titles("paris") == ["Weather in Paris"]
+    assert await titles("skerryvore") == ["Tell me about a lighthouse"]  # in the answer
+    assert await titles("100%") == ["100% _literal_ title"]
+    assert await titles("_lit") == ["100% _literal_ title"]
+    assert await titles("%") == ["100% _literal_ title"]  # not a wildcard
+    assert len(await titles("")) == 3

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -72,3 +73,58 @@ def test_without_a_model_it_names_the_settings() -> None:
     assert "not_configured" in result.stderr
     assert "WEBLENS_LLM_BASE_URL" in result.stderr and "WEBLENS_LLM_MODEL" in result.stderr
     assert "`base_url` under [llm] in" in result.stderr
+
+
+def chat_env(llm: ScriptedLLM, meteo_url: str) -> dict[str, str]:
+    return {
+        "WEBLENS_LLM_BASE_URL": llm.base_url,
+        "WEBLENS_LLM_MODEL": "scripted-model",
+        "WEBLENS_LLM_TOOLS": "get_weather",
+        "WEBLENS_WEATHER_GEOCODING_BASE_URL": meteo_url,
+        "WEBLENS_WEATHER_FORECAST_BASE_URL": meteo_url,
+        "WEBLENS_CACHE_ENABLED": "false",
+    }
+
+
+def test_a_terminal_shows_thinking_and_the_running_tool_before_the_first_word(
+    terminal: Callable[..., Any],
+) -> None:
+    with ScriptedLLM() as llm, FakeOpenMeteo(latency_s=1.0) as meteo:
+        llm.add(
+            Turn(tool_calls=[call("get_weather", {"location": "北京"})], delay_s=1.5),
+            Turn(text="北京现在很冷。", delay_s=1.5),
+        )
+        run = terminal("chat", "北京今天温度？", env=chat_env(llm, meteo.url()))
+        run.expect("thinking (")
+        run.expect("running get_weather: 北京 (")
+        run.expect("北京现在很冷。", stream="out")
+        assert run.wait() == 0
+    assert "thinking" not in run.out and "running get_weather" not in run.out
+    assert "get_weather: 北京 ✓" in run.err
+
+
+def test_ctrl_c_stops_the_answer_not_the_chat(terminal: Callable[..., Any]) -> None:
+    with ScriptedLLM() as llm, FakeOpenMeteo() as meteo:
+        llm.add(Turn(text="word " * 400, chunk_interval_s=0.05), Turn(text="Second answer."))
+        run = terminal("chat", env=chat_env(llm, meteo.url()))
+        run.expect("you> ")
+        run.type("tell me a long story\n")
+        run.expect("word word", stream="out")
+
+        run.interrupt()
+        run.expect("answer stopped")
+        run.type("and now?\n")
+        run.expect("Second answer.", stream="out")
+        run.type("exit\n")
+
+        assert run.wait() == 0
+        assert len(llm.sent) == 2
+    assert run.out.count("word") < 400 and "Traceback" not in run.err
+
+
+def test_without_a_model_it_shows_how_to_connect_one() -> None:
+    result = runner.invoke(app, ["chat", "hello"])
+
+    assert result.exit_code == 1
+    for name in ("OpenAI:", "Ollama:", "vLLM:"):
+        assert name in result.stderr

@@ -137,7 +137,7 @@ def free_port() -> int:
 
 def test_cli_http_binds_loopback_by_default(gateway_env: dict[str, str]) -> None:
     port = free_port()
-    env = {**os.environ, **gateway_env, "WEBLENS_SERVER_PORT": str(port)}
+    env = {**os.environ, **gateway_env, "WEBLENS_MCP_PORT": str(port)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "weblens", "mcp", "--transport", "http"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -31,7 +31,7 @@ def test_search_goes_through_a_socks_proxy(socks: FakeProxy, monkeypatch: pytest
         monkeypatch.setenv("WEBLENS_DUCKDUCKGO_BASE_URL", ddg.url())
         result = runner.invoke(app, ["search", "lantern festival", "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["provider"] == "duckduckgo"
+    assert json.loads(result.stdout)["data"]["provider"] == "duckduckgo"
     assert [(r.kind, r.target) for r in socks.requests] == [("socks5", f"127.0.0.1:{ddg.port}")]
 
 

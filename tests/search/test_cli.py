@@ -25,20 +25,24 @@ def ddg_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDuckDuckGo]:
 def test_json_output_then_cache_then_no_cache(ddg_env: FakeDuckDuckGo) -> None:
     first = runner.invoke(app, ["search", "lantern festival", "-n", "2", "--json"])
     assert first.exit_code == 0, first.output
-    data = json.loads(first.output)
+    envelope = json.loads(first.output)
+    data = envelope["data"]
+    assert envelope["ok"] is True and envelope["error"] is None and len(envelope["sources"]) == 2
     assert data["provider"] == "duckduckgo" and len(data["results"]) == 2 and data["cached"] is False
-    second = json.loads(runner.invoke(app, ["search", "lantern festival", "-n", "2", "--json"]).output)
+    second = json.loads(runner.invoke(app, ["search", "lantern festival", "-n", "2", "--json"]).output)["data"]
     assert second["cached"] is True and ddg_env.count() == 1
-    third = json.loads(runner.invoke(app, ["search", "lantern festival", "-n", "2", "--json", "--no-cache"]).output)
+    argv = ["search", "lantern festival", "-n", "2", "--json", "--no-cache"]
+    third = json.loads(runner.invoke(app, argv).output)["data"]
     assert third["cached"] is False and ddg_env.count() == 2
 
 
-def test_rate_limit_is_one_line_with_its_code(ddg_env: FakeDuckDuckGo) -> None:
+def test_rate_limit_with_json_is_the_error_envelope_on_stdout(ddg_env: FakeDuckDuckGo) -> None:
     ddg_env.anomaly()
-    result = runner.invoke(app, ["search", "lantern", "--no-cache"])
+    result = runner.invoke(app, ["search", "lantern", "--no-cache", "--json"])
     assert result.exit_code == 1
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("rate_limited: ") and "Traceback" not in result.output
+    envelope = json.loads(result.stdout)
+    assert envelope["ok"] is False and envelope["error"]["code"] == "rate_limited"
+    assert envelope["error"]["retryable"] is True and "Traceback" not in result.output
 
 
 def test_provider_option_and_missing_key(ddg_env: FakeDuckDuckGo) -> None:
@@ -53,6 +57,6 @@ def test_explicit_provider(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("WEBLENS_BRAVE_BASE_URL", brave.url())
         monkeypatch.setenv("BRAVE_API_KEY", brave.api_key)
         result = runner.invoke(app, ["search", "starter", "--provider", "brave", "--json"])
-    assert result.exit_code == 0 and json.loads(result.output)["provider"] == "brave"
+    assert result.exit_code == 0 and json.loads(result.output)["data"]["provider"] == "brave"
     assert brave.api_key not in result.output
 

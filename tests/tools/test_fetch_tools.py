@@ -194,10 +194,14 @@ def test_cli_fetch_prints_markdown_and_json(pages: PageServer, monkeypatch: pyte
     runner = CliRunner()
     out = runner.invoke(app, ["fetch", pages.url("/article"), "--json", "--max-length", "300"])
     assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
+    envelope = json.loads(out.output)
+    data = envelope["data"]
+    assert envelope["ok"] is True and envelope["sources"][0]["title"] == "The Skerryvore Ledger"
     assert data["truncated"] is True and data["title"] == "The Skerryvore Ledger"
     raw = runner.invoke(app, ["fetch", pages.url("/article"), "--raw", "--json"])
-    assert json.loads(raw.output)["content"].startswith("<!DOCTYPE html>")
+    assert json.loads(raw.output)["data"]["content"].startswith("<!DOCTYPE html>")
+    piped = runner.invoke(app, ["fetch", pages.url("/article"), "--max-length", "300"])
+    assert piped.exit_code == 0 and piped.stdout.strip() == data["content"].strip()  # markdown, not JSON
 
 
 def test_cli_fetch_errors_without_traceback(pages: PageServer) -> None:

@@ -1,14 +1,14 @@
 """One chat turn in a saved session: run the agent, record what happened, save it whatever happens.
 
 The user message is saved before the model is asked; the answer is saved when it is
-done, when it fails, or — if the client goes away mid-answer — as it stood, marked
-incomplete.
+done, when it fails, or — when it is cancelled (Stop, or the server shutting down) — as
+it stood, marked with the status the caller gives ("stopped", or "incomplete").
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -87,8 +87,11 @@ class ChatService:
     async def _save(self, session_id: str, message: StoredMessage) -> StoredMessage:
         return await to_thread.run_sync(self.store.add, session_id, message)
 
-    async def answer(self, session: SessionInfo, message: str) -> AsyncIterator[AgentEvent]:
-        """Stream the agent's events; `done` carries the session id; the answer is always saved."""
+    async def answer(
+        self, session: SessionInfo, message: str, *, cut_short: Callable[[], MessageStatus] = lambda: "incomplete"
+    ) -> AsyncIterator[AgentEvent]:
+        """Stream the agent's events; `done` carries the session id; the answer is always saved
+        (cancelled, with the status `cut_short()` gives)."""
         history = await self.history(session.id)
         try:
             await self._save(session.id, StoredMessage(role="user", content=message))
@@ -114,9 +117,9 @@ class ChatService:
                     event = event.model_copy(update={"session_id": session.id})
                 yield event
         finally:
-            # also runs when the client went away: keep what was said, marked incomplete
+            # also runs when the answer is cancelled: keep what was said, marked as cut short
             with anyio.CancelScope(shield=True):
                 if not saved:
                     with contextlib.suppress(NotFoundError):
-                        await self._save(session.id, transcript.message("incomplete"))
+                        await self._save(session.id, transcript.message(cut_short()))
                 await events.aclose()

@@ -20,17 +20,20 @@ from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from weblens._version import __version__
-from weblens.agent.events import AgentEvent
 from weblens.agent.llm import ChatModel
 from weblens.agent.loop import Agent
+from weblens.app.answers import Answers
 from weblens.app.chat import ChatService
+from weblens.app.connect import MODEL_RECIPES
+from weblens.app.responses import error_response as _error
 from weblens.app.sessions import TITLE_MAX_CHARS, SessionStore
+from weblens.app.tool_panel import ToolPanel
 from weblens.config import Settings
 from weblens.errors import NotConfiguredError, NotFoundError
 from weblens.mcp.http import MCP_PATH, is_loopback, is_wildcard, mcp_mount, security_settings
@@ -42,7 +45,6 @@ __all__ = ["create_app"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
-_SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _BODY_SLACK_BYTES = 64 * 1024
 
 
@@ -50,14 +52,6 @@ class _BadRequest(Exception):
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
-
-
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
-
-
-def _sse(event: str, data: dict[str, Any]) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
 def _body_limit(settings: Settings) -> int:
@@ -158,6 +152,10 @@ class _Api:
         self.chat = chat
         self.why_no_chat = why
         self.body_limit = _body_limit(settings)
+        self.answers = Answers(chat)
+
+    async def read_json(self, request: Request) -> dict[str, Any]:
+        return await _json_object(request, self.body_limit, empty={})
 
     async def _session(self, session_id: str) -> Any:
         return await to_thread.run_sync(self.store.get, session_id)
@@ -165,7 +163,10 @@ class _Api:
     async def status(self, request: Request) -> JSONResponse:
         tools = self.chat.agent.tools.names if self.chat is not None else []
         ready = self.chat is not None
-        return JSONResponse({"version": __version__, "chat": ready, "reason": self.why_no_chat, "tools": tools})
+        recipes = [] if ready else [{"name": name, "settings": line} for name, line in MODEL_RECIPES]
+        return JSONResponse(
+            {"version": __version__, "chat": ready, "reason": self.why_no_chat, "tools": tools, "connect": recipes}
+        )
 
     async def chat_message(self, request: Request) -> Response:
         body = await _json_object(request, self.body_limit)
@@ -178,21 +179,14 @@ class _Api:
             session = await self._session(session_id)
         else:
             session = await to_thread.run_sync(lambda: self.store.create(first_message=message))
-        return StreamingResponse(
-            self._stream(self.chat.answer(session, message), session.model_dump(include={"id", "title"})),
-            media_type="text/event-stream",
-            headers=_SSE_HEADERS,
-        )
-
-    @staticmethod
-    async def _stream(events: AsyncIterator[AgentEvent], session: dict[str, Any]) -> AsyncIterator[bytes]:
-        yield _sse("session", {"session_id": session["id"], "title": session["title"]})
-        async for event in events:
-            yield _sse(event.type, event.model_dump(mode="json"))
+        return self.answers.start(session, message)
 
     async def list_sessions(self, request: Request) -> JSONResponse:
-        sessions = await to_thread.run_sync(self.store.sessions)
-        return JSONResponse({"sessions": [s.model_dump() for s in sessions]})
+        search = request.query_params.get("q", "")[:TITLE_MAX_CHARS]
+        sessions = await to_thread.run_sync(self.store.sessions, search)
+        return JSONResponse(
+            {"sessions": [{**s.model_dump(), "running": self.answers.running(s.id)} for s in sessions]}
+        )
 
     async def create_session(self, request: Request) -> JSONResponse:
         body = await _json_object(request, self.body_limit, empty={})
@@ -204,7 +198,8 @@ class _Api:
         session_id = request.path_params["session_id"]
         session = await self._session(session_id)
         messages = await to_thread.run_sync(self.store.messages, session_id)
-        return JSONResponse({**session.model_dump(), "messages": [m.model_dump() for m in messages]})
+        stored = [m.model_dump() for m in messages]
+        return JSONResponse({**session.model_dump(), "running": self.answers.running(session_id), "messages": stored})
 
     async def rename_session(self, request: Request) -> JSONResponse:
         body = await _json_object(request, self.body_limit)
@@ -270,12 +265,14 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: R
     store = SessionStore(settings.sessions_path)
     chat, why = _chat_service(settings, store, tools)
     api = _Api(settings, store, chat, why)
+    panel = ToolPanel(tools.only(settings.llm.tools), api.read_json)
 
     @asynccontextmanager
     async def chat_lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             yield
         finally:
+            await api.answers.runs.aclose()
             if chat is not None and isinstance(chat.agent.model, ChatModel):
                 await chat.agent.model.aclose()
             store.close()
@@ -292,6 +289,10 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: R
         Route("/api/sessions/{session_id}", api.get_session, methods=["GET"]),
         Route("/api/sessions/{session_id}", api.rename_session, methods=["PATCH"]),
         Route("/api/sessions/{session_id}", api.delete_session, methods=["DELETE"]),
+        Route("/api/sessions/{session_id}/stream", api.answers.follow, methods=["GET"]),
+        Route("/api/sessions/{session_id}/stop", api.answers.stop, methods=["POST"]),
+        Route("/api/tools", panel.list, methods=["GET"]),
+        Route("/api/tools/{name}", panel.run, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     lifespans: list[Lifespan] = [chat_lifespan]

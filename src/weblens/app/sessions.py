@@ -1,8 +1,9 @@
 """Saved chat sessions: a small SQLite (WAL) store of sessions and their messages.
 
 Calls are short and synchronous; the server runs them in a worker thread. Messages
-keep their tool calls, sources and status: "complete", "incomplete" (the client went
-away mid-answer) or "error" (the model failed), so nothing a user saw is lost.
+keep their tool calls, sources and status: "complete", "stopped" (the user pressed Stop),
+"incomplete" (the server shut down mid-answer) or "error" (the model failed), so nothing
+a user saw is lost.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from weblens.errors import NotFoundError
 
 __all__ = ["MessageStatus", "SessionInfo", "SessionStore", "StoredMessage"]
 
-MessageStatus = Literal["complete", "incomplete", "error"]
+MessageStatus = Literal["complete", "stopped", "incomplete", "error"]
 TITLE_MAX_CHARS = 200
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -114,10 +115,21 @@ class SessionStore:
         )
         return info
 
-    def sessions(self) -> list[SessionInfo]:
+    def sessions(self, search: str = "") -> list[SessionInfo]:
+        """Newest first; with `search`, those whose title or messages contain it (case-insensitive)."""
+        where: str = ""
+        args: tuple[str, ...] = ()
+        if search.strip():
+            pattern = "%" + search.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            where = (
+                "WHERE s.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM messages m "
+                "WHERE m.session_id = s.id AND m.content LIKE ? ESCAPE '\\') "
+            )
+            args = (pattern, pattern)
         rows = self._query(
             "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count "
-            "FROM sessions s ORDER BY s.updated_at DESC, s.created_at DESC"
+            f"FROM sessions s {where}ORDER BY s.updated_at DESC, s.created_at DESC",
+            args,
         )
         return [SessionInfo(**dict(row)) for row in rows]
 

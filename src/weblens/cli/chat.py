@@ -2,7 +2,9 @@
 
 The answer streams to stdout and ends with its sources; each tool call is one line on
 stderr (tool, key argument, outcome), so `weblens chat "..." > answer.txt` keeps only
-the answer.
+the answer. On a terminal a spinner on stderr says what happens before the first word
+(the model thinking, which tool runs, for how long). Ctrl-C during an answer stops that
+answer and returns to the prompt; at the prompt it ends the chat, like Ctrl-D or "exit".
 """
 
 from __future__ import annotations
@@ -16,18 +18,19 @@ from weblens.agent.citations import SourceBook
 from weblens.agent.events import Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent
 from weblens.agent.llm import ChatModel
 from weblens.agent.loop import Agent
-from weblens.cli import app
-from weblens.cli.output import err_console, fail, fail_from
-from weblens.config import get_settings
-from weblens.errors import WeblensError
+from weblens.app.connect import MODEL_RECIPES
+from weblens.cli import command_app
+from weblens.cli.output import fail, fail_from, note
+from weblens.cli.progress import LiveActivity
+from weblens.cli.runner import INTERRUPTED_EXIT_CODE
+from weblens.cli.settings import load_settings
+from weblens.config import Settings
+from weblens.errors import NotConfiguredError, WeblensError
+from weblens.progress import watching
 
+app = command_app()
 EXIT_WORDS = frozenset({"exit", "quit", ":q"})
 PROMPT = "you> "
-
-
-def _note(text: str, style: str) -> None:
-    """A line on stderr, never wrapped or read as markup (it may hold page text)."""
-    err_console.print(text, markup=False, highlight=False, soft_wrap=True, style=style)
 
 
 def _tool_line(call: ToolCallEvent | None, result: ToolResultEvent) -> str:
@@ -41,59 +44,71 @@ def _tool_line(call: ToolCallEvent | None, result: ToolResultEvent) -> str:
 async def _answer(agent: Agent, question: str, history: list[dict[str, str]]) -> bool:
     """Stream one answer; True when it completed."""
     calls: dict[str, ToolCallEvent] = {}
-    async for event in agent.run(question, history):
-        if isinstance(event, Delta):
-            typer.echo(event.text, nl=False)
-        elif isinstance(event, ToolCallEvent):
-            calls[event.id] = event
-        elif isinstance(event, ToolResultEvent):
-            _note(_tool_line(calls.get(event.id), event), "dim")
-        elif isinstance(event, Done):
-            typer.echo(SourceBook.footer(event.sources))
-            if event.notice:
-                _note(event.notice, "yellow")
-            history += [{"role": "user", "content": question}, {"role": "assistant", "content": event.message}]
-            return True
-        elif isinstance(event, ErrorEvent):
-            typer.echo("")
-            _note(f"{event.code}: {event.message}", "bold red")
-            return False
+    live = LiveActivity()
+    live.show("thinking")
+    try:
+        with watching(live.activity.update):
+            async for event in agent.run(question, history):
+                if isinstance(event, Delta):
+                    live.hide()
+                    typer.echo(event.text, nl=False)
+                elif isinstance(event, ToolCallEvent):
+                    calls[event.id] = event
+                    live.show(f"running {event.name}" + (f": {event.key_argument}" if event.key_argument else ""))
+                elif isinstance(event, ToolResultEvent):
+                    live.hide()
+                    note(_tool_line(calls.get(event.id), event), "dim")
+                    live.show("thinking")
+                elif isinstance(event, Done):
+                    live.hide()
+                    typer.echo(SourceBook.footer(event.sources))
+                    if event.notice:
+                        note(event.notice, "yellow")
+                    history += [
+                        {"role": "user", "content": question},
+                        {"role": "assistant", "content": event.message},
+                    ]
+                    return True
+                elif isinstance(event, ErrorEvent):
+                    live.hide()
+                    typer.echo("")
+                    note(f"{event.code}: {event.message}", "bold red")
+                    return False
+    finally:
+        live.hide()
     return False
 
 
-def _read_question() -> str | None:
-    try:
-        line = input(PROMPT)
-    except EOFError:
-        return None
-    return line
-
-
-async def _converse(agent: Agent, question: str | None) -> bool:
+def _converse(runner: asyncio.Runner, agent: Agent) -> None:
+    """Questions from the prompt until exit; Ctrl-C stops the answer being written, not the chat."""
     history: list[dict[str, str]] = []
-    if question is not None:
-        return await _answer(agent, question, history)
     while True:
-        line = await asyncio.to_thread(_read_question)
-        if line is None or line.strip().lower() in EXIT_WORDS:
-            return True
-        if line.strip():
-            await _answer(agent, line.strip(), history)
-            typer.echo("")
-
-
-async def _run(question: str | None) -> bool:
-    from weblens.runtime import Runtime
-    from weblens.tools.catalog import default_toolset
-
-    settings = get_settings()
-    model = ChatModel.from_settings(settings)
-    async with Runtime.from_settings(settings) as runtime:
-        agent = Agent(model, default_toolset(runtime), enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
         try:
-            return await _converse(agent, question)
-        finally:
-            await model.aclose()
+            line = input(PROMPT)
+        except EOFError:
+            return
+        except KeyboardInterrupt:
+            typer.echo("")
+            raise typer.Exit(INTERRUPTED_EXIT_CODE) from None
+        if line.strip().lower() in EXIT_WORDS:
+            return
+        if not line.strip():
+            continue
+        try:
+            runner.run(_answer(agent, line.strip(), history))
+        except KeyboardInterrupt:
+            typer.echo("")
+            note("(answer stopped; ask again, or type exit)", "yellow")
+            continue
+        typer.echo("")
+
+
+def _model(settings: Settings) -> ChatModel:
+    try:
+        return ChatModel.from_settings(settings)
+    except NotConfiguredError as exc:
+        lines = [exc.message, "For example:"] + [f"  {name + ':':8} {variables}" for name, variables in MODEL_RECIPES]
+        fail("\n".join(lines), exc.code)
 
 
 @app.command()
@@ -101,13 +116,31 @@ def chat(
     question: Annotated[str | None, typer.Argument(help="Ask one question; leave out to chat interactively.")] = None,
 ) -> None:
     """Ask the agent: it searches and reads the web as needed and cites its sources."""
+    from weblens.runtime import Runtime
+    from weblens.tools.catalog import default_toolset
+
     if question is not None and not question.strip():
         fail("the question is empty", "validation_error")
+    settings = load_settings()
+    model = _model(settings)
+    runtime = Runtime.from_settings(settings)
     try:
-        ok = asyncio.run(_run(question))
+        toolset = default_toolset(runtime)
     except WeblensError as exc:
         fail_from(exc)
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
+    agent = Agent(model, toolset, enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
+    ok = True
+    with asyncio.Runner() as runner:
+        try:
+            if question is not None:
+                ok = runner.run(_answer(agent, question, []))
+            else:
+                _converse(runner, agent)
+        except KeyboardInterrupt:
+            typer.echo("")
+            raise typer.Exit(INTERRUPTED_EXIT_CODE) from None
+        finally:
+            runner.run(model.aclose())
+            runner.run(runtime.aclose())
     if not ok:
         raise typer.Exit(1)

@@ -1,51 +1,87 @@
-"""`weblens fetch URL`: a page of any URL as markdown, or the whole page record as JSON."""
+"""`weblens fetch URL`: a page of any URL as markdown on stdout; `--json` for the result envelope.
+
+Stdout gets the content alone, so `weblens fetch URL > page.md` writes the page; on a
+terminal a dim header (title, final URL, status, type) comes first. Notes and the hint
+for the next page go to stderr. A URL typed without a scheme is tried over https://.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import re
+import time
 from typing import Annotated
 
 import typer
 
-from weblens.cli import app
-from weblens.cli.output import console, emit, fail_from
-from weblens.config import Settings, get_settings
+from weblens.cli import command_app
+from weblens.cli.output import console, emit_result, fail_from, note
+from weblens.cli.progress import activity
+from weblens.cli.runner import run, with_runtime
+from weblens.cli.settings import load_settings
 from weblens.errors import WeblensError
-from weblens.fetch import Page, fetch
+from weblens.result import Source, ToolResult
+from weblens.tools.fetch import render_page
+
+app = command_app()
 
 
-async def _fetch(url: str, max_length: int | None, start_index: int, raw: bool, settings: Settings) -> Page:
-    return await fetch(url, max_length=max_length, start_index=start_index, raw=raw, settings=settings)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
+"""`mailto:`, `file:`, `https:`; not `localhost:8080`."""
+
+
+def with_scheme(url: str) -> str:
+    """`example.com/a` -> `https://example.com/a`; a URL with a scheme stays as it is."""
+    stripped = url.strip()
+    if _SCHEME.match(stripped) or stripped.startswith(("/", ".")):
+        return stripped
+    return f"https://{stripped}"
 
 
 @app.command("fetch")
 def fetch_command(
-    url: Annotated[str, typer.Argument(help="The http(s) URL to fetch.")],
+    url: Annotated[str, typer.Argument(help="The URL to fetch (https:// is assumed when no scheme is given).")],
     max_length: Annotated[
         int | None, typer.Option("--max-length", min=1, help="Most characters to show (default fetch.max_length).")
     ] = None,
     start_index: Annotated[int, typer.Option("--start-index", min=0, help="Character to start at.")] = 0,
     raw: Annotated[bool, typer.Option("--raw", help="The page source as sent, not extracted.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="The page record as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The result envelope as JSON.")] = False,
 ) -> None:
     """Fetch a URL and print its main content as markdown (paged; see --start-index)."""
+    settings = load_settings(as_json=as_json)
+    target = with_scheme(url)
+    if target != url.strip():
+        note(f"no scheme given: fetching {target}", "dim")
+    started = time.perf_counter()
     try:
-        settings = get_settings()
-        page = asyncio.run(_fetch(url, max_length, start_index, raw, settings))
-    except WeblensError as exc:
-        fail_from(exc)
-
-    def render() -> None:
-        title = f"[bold]{page.title}[/]\n" if page.title else ""
-        console.print(f"{title}[dim]{page.final_url} · HTTP {page.status} · {page.content_type}[/]", highlight=False)
-        if page.note:
-            console.print(f"[yellow]{page.note}[/]", highlight=False)
-        console.print(page.content, markup=False, highlight=False)
-        if page.next_start_index is not None:
-            console.print(
-                f"[dim]… {page.total_length - page.next_start_index} more characters: "
-                f"--start-index {page.next_start_index}[/]",
-                highlight=False,
+        with activity(f"fetching {target}"):
+            page = run(
+                with_runtime(
+                    settings,
+                    lambda runtime: runtime.fetcher.fetch(
+                        target, max_length=max_length, start_index=start_index, raw=raw
+                    ),
+                )
             )
-
-    emit(page.model_dump(mode="json"), as_json, render)
+    except WeblensError as exc:
+        fail_from(exc, as_json=as_json)
+    result = ToolResult.success(
+        render_page(page),
+        data=page.model_dump(mode="json"),
+        sources=[Source(title=page.title, url=page.final_url)],
+        brief=f"{page.title or page.final_url} ({page.total_length} chars{', cached' if page.cached else ''})",
+    )
+    result.duration_ms = (time.perf_counter() - started) * 1000
+    if as_json:
+        emit_result(result, True)
+        return
+    if console.is_terminal:
+        if page.title:
+            console.print(page.title, style="bold")
+        console.print(f"{page.final_url} · HTTP {page.status} · {page.content_type}", style="dim")
+    if page.note:
+        note(page.note, "yellow")
+    typer.echo(page.content)
+    if page.next_start_index is not None:
+        more = page.total_length - page.next_start_index
+        note(f"… {more} more characters: --start-index {page.next_start_index}", "dim")

@@ -1,58 +1,106 @@
-"""Rich on a terminal, plain JSON when asked (or when piped), errors without tracebacks."""
+"""What commands print: tables and text on a terminal, one JSON envelope when asked, errors in one line.
+
+Nothing here reads text as Rich markup: titles, snippets and messages come from pages and
+providers (`arr[i]`, `[PDF]`, `[/]`, `[brave]`) and must print as written. Both consoles
+have markup, emoji codes and highlighting off; styles are given as `style=`.
+
+`--json` (and, for search and weather, a pipe) prints the envelope every tool result has
+— `ok`, `text` (what a model reads), `data`, `sources`, `brief`, `duration_ms`,
+`attempts`, `error` — on stdout, failures included, with a non-zero exit on failure.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from weblens.errors import WeblensError
 from weblens.redact import redact
-from weblens.result import ToolResult
 
-__all__ = ["console", "emit", "emit_result", "fail"]
+if TYPE_CHECKING:
+    from rich.console import Console
 
-console = Console()
-err_console = Console(stderr=True)
+    from weblens.errors import ErrorCode, WeblensError
+    from weblens.result import ToolResult
+
+    console: Console
+    err_console: Console
+
+__all__ = ["console", "emit", "emit_result", "err_console", "fail", "fail_from", "note", "wants_json"]
+
+_CONSOLES = {"console": False, "err_console": True}  # name -> on stderr
+
+
+def __getattr__(name: str) -> Console:
+    """`console` and `err_console`, built on first use: `weblens mcp` never needs rich (40 ms)."""
+    if name not in _CONSOLES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from rich.console import Console
+
+    built = Console(stderr=_CONSOLES[name], markup=False, emoji=False, highlight=False)
+    globals()[name] = built
+    return built
+
+
+def _get(name: str) -> Console:
+    found: Console | None = globals().get(name)
+    return found if found is not None else __getattr__(name)
 
 
 def wants_json(as_json: bool) -> bool:
     return as_json or not sys.stdout.isatty()
 
 
+def note(text: str, style: str | None = None) -> None:
+    """A line for the person at the terminal, on stderr (never mixed into the output)."""
+    _get("err_console").print(text, style=style, soft_wrap=True)
+
+
+def print_json(data: Any) -> None:
+    typer.echo(json.dumps(redact(data), ensure_ascii=False, indent=2, default=str))
+
+
 def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
     """Print `data` as JSON, or call `render` for a human on a terminal."""
     if wants_json(as_json):
-        typer.echo(json.dumps(redact(data), ensure_ascii=False, indent=2, default=str))
+        print_json(data)
     else:
         render()
 
 
-def fail(message: str, code: str = "error", exit_code: int = 1) -> NoReturn:
-    # escaped: messages hold text like "[llm]" (config sections) that Rich would read as markup
-    err_console.print(f"[bold red]{escape(code)}[/]: {escape(message)}", highlight=False, soft_wrap=True)
+def fail(message: str, code: ErrorCode = "internal_error", exit_code: int = 1, *, as_json: bool = False) -> NoReturn:
+    """Say what went wrong: one line on stderr, or the JSON envelope on stdout when asked; then exit."""
+    from weblens.result import ToolResult
+
+    _report_failure(ToolResult.failure(code, message), as_json, exit_code)
+
+
+def fail_from(exc: WeblensError, *, as_json: bool = False) -> NoReturn:
+    from weblens.result import ToolResult
+
+    _report_failure(ToolResult.from_exception(exc), as_json, 1)
+
+
+def _report_failure(result: ToolResult, as_json: bool, exit_code: int) -> NoReturn:
+    assert result.error is not None
+    if as_json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        _get("err_console").print(f"{result.error.code}: {result.error.message}", style="bold red", soft_wrap=True)
     raise typer.Exit(exit_code)
 
 
-def fail_from(exc: WeblensError) -> NoReturn:
-    fail(exc.message, exc.code)
-
-
 def emit_result(result: ToolResult, as_json: bool, render: Callable[[], None] | None = None) -> None:
-    """Print a tool result; a failure goes to stderr with its code and exits non-zero."""
+    """Print a tool result; a failure says its code and exits non-zero, in JSON too."""
+    if not result.ok:
+        _report_failure(result, wants_json(as_json), 1)
     if wants_json(as_json):
-        typer.echo(result.model_dump_json(indent=2))
-        if not result.ok:
-            raise typer.Exit(1)
+        print_json(result.model_dump(mode="json"))
         return
-    if not result.ok and result.error is not None:
-        fail(result.error.message, result.error.code)
     if render is not None:
         render()
     else:
-        console.print(result.text, markup=False, highlight=False)
+        _get("console").print(result.text, soft_wrap=True)

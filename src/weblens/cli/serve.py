@@ -1,4 +1,9 @@
-"""`weblens serve`: the HTTP server (health, and what later layers mount on it)."""
+"""`weblens serve`: the chat page, the chat API and `/mcp` on 127.0.0.1:8765.
+
+Before serving it says where, and whether a model is configured — and if not, the
+variables that connect one (the page still works: its tools panel runs search, fetch
+and weather directly).
+"""
 
 from __future__ import annotations
 
@@ -6,38 +11,47 @@ from typing import Annotated
 
 import typer
 
-from weblens.cli import app
-from weblens.cli.output import fail_from
-from weblens.config import get_settings
-from weblens.errors import NotConfiguredError, WeblensError
+from weblens.app.connect import MODEL_RECIPES, model_status
+from weblens.cli import command_app
+from weblens.cli.listen import bind, check_port, serve_on, url_of
+from weblens.cli.output import fail, fail_from, note
+from weblens.cli.settings import load_settings
+from weblens.errors import WeblensError
 from weblens.mcp.http import is_loopback
+
+app = command_app()
 
 
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port (default 8765).")] = None,
+    host: Annotated[str | None, typer.Option(help="Address to bind (default server.host, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default server.port, 8765; 0 for any free port).")] = None,
 ) -> None:
-    """Run the weblens server on 127.0.0.1:8765."""
-    import uvicorn
-
+    """Run the weblens server: the chat page, the chat API and /mcp."""
     from weblens.app.server import create_app
 
+    settings = load_settings()
+    if host:  # the app's own checks (e.g. MCP's token on a reachable address) see the real bind
+        settings.server.host = host
+    port = check_port(settings.server.port if port is None else port)
+    if not is_loopback(settings.server.host) and settings.mcp.token is None:
+        fail(
+            f"refusing to serve on {settings.server.host}, which other machines can reach, without a token: "
+            "set WEBLENS_MCP_TOKEN (the chat API and /mcp then require 'Authorization: Bearer <token>')",
+            "not_configured",
+        )
     try:
-        settings = get_settings()
-        if host:  # the app's own checks (e.g. MCP's token on a reachable address) see the real bind
-            settings.server.host = host
-        if not is_loopback(settings.server.host) and settings.mcp.token is None:
-            raise NotConfiguredError(
-                f"refusing to serve on {settings.server.host}, which other machines can reach, without a token: "
-                "set WEBLENS_MCP_TOKEN (the chat API and /mcp then require 'Authorization: Bearer <token>')"
-            )
         application = create_app(settings)
     except WeblensError as exc:
         fail_from(exc)
-    uvicorn.run(
-        application,
-        host=settings.server.host,
-        port=settings.server.port if port is None else port,
-        log_level="info",
-    )
+    sock = bind(settings.server.host, port)
+    note(f"weblens {url_of(sock, settings.server.host)} — chat page, chat API, /mcp (Ctrl-C stops)", "bold")
+    model = model_status(settings)
+    if model is not None:
+        note(f"chat: {model}")
+    else:
+        note("chat: no model configured — the page can still run search, fetch and weather. To chat, set:")
+        for name, variables in MODEL_RECIPES:
+            note(f"  {name + ':':8} {variables}")
+        note("  (in the environment, .env, or [llm] in weblens.toml)", "dim")
+    serve_on(sock, application)

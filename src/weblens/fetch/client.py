@@ -25,6 +25,7 @@ from weblens.errors import (
 from weblens.net import parse_retry_after, translate_errors
 from weblens.net.guarded import guarded_client, is_guarded
 from weblens.net.ssrf import Resolver, SsrfGuard, default_port
+from weblens.progress import report
 
 __all__ = ["Downloaded", "download", "fetch_client", "guard_for", "read_capped"]
 
@@ -91,6 +92,7 @@ async def read_capped(response: httpx.Response, cap: int, *, truncate: bool = Fa
     decoder = zlib.decompressobj(_GZIP_OR_ZLIB) if encoding not in ("identity", "") else None
     parts: list[bytes] = []
     size = 0
+    total = float(declared) if declared.isdigit() and encoding in ("identity", "") else None
     try:
         async for chunk in response.aiter_raw():
             while chunk:
@@ -106,6 +108,7 @@ async def read_capped(response: httpx.Response, cap: int, *, truncate: bool = Fa
                     parts.append(out[: len(out) - (size - cap)])
                     return b"".join(parts)
                 parts.append(out)
+            report(f"{response.url.host}: {size:,} bytes received", done=size, total=total)
         if decoder is not None:
             parts.append(decoder.flush())
     except zlib.error as exc:
@@ -132,6 +135,7 @@ async def download(
             await guard.resolve(current.host, current.port or default_port(current.scheme))
         if robots is not None:
             await robots(current)
+        report(f"connecting to {current.host}")
         with translate_errors(current.host):
             # never the client's own redirect following: each hop must pass the guard above
             async with client.stream("GET", current, headers=_HEADERS, follow_redirects=False) as r:

@@ -1,6 +1,8 @@
 """A response body to text, by content type: HTML, text, JSON, PDF; anything else is refused.
 
-CPU-bound and synchronous on purpose: the fetcher runs it off the event loop.
+CPU-bound and synchronous on purpose: the fetcher runs it off the event loop. The HTML
+and PDF readers (trafilatura, pypdf) are imported on first use: they take most of a
+second to load, and most commands never read a page.
 """
 
 from __future__ import annotations
@@ -10,8 +12,6 @@ from dataclasses import dataclass
 
 from weblens.errors import UnsupportedContentError
 from weblens.fetch.decode import decode_body
-from weblens.fetch.html import extract_html, visible_text_length
-from weblens.fetch.pdf import pdf_to_text
 
 __all__ = ["Extracted", "extract", "media_type"]
 
@@ -66,6 +66,8 @@ def _html(body: bytes, content_type: str, url: str, raw: bool) -> Extracted:
     text, _ = decode_body(body, content_type, html=True)
     if raw:
         return Extracted(text, "raw")
+    from weblens.fetch.html import extract_html, visible_text_length
+
     found = extract_html(text, url)
     note = None
     if not found.content:
@@ -90,6 +92,8 @@ def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False)
     if kind in _HTML_TYPES:
         return _html(body, content_type, url, raw)
     if kind == "application/pdf":
+        from weblens.fetch.pdf import pdf_to_text
+
         text, title = pdf_to_text(body)
         return Extracted(text, "pypdf", title)
     if _is_json(kind):

@@ -106,6 +106,13 @@ def _embedded_v4(ip: IPAddress) -> ipaddress.IPv4Address | None:
     return ip.teredo[1] if ip.teredo is not None else None
 
 
+ALLOW_HINT = (
+    "; to reach a service of your own, list it in WEBLENS_FETCH_ALLOWED_HOSTS (host or host:port)"
+    " or set WEBLENS_FETCH_ALLOW_PRIVATE=true"
+)
+"""How an operator lets a refused (non-metadata) address through: metadata endpoints never are."""
+
+
 class ResolveError(OSError):
     """The name did not resolve (the transport reports it as a connection error)."""
 
@@ -157,7 +164,8 @@ class SsrfGuard:
         reason = self.blocked_reason(ip)
         if reason is not None:
             shown = "" if str(ip) == host.strip("[]") else f"{host} resolves to "
-            raise BlockedError(f"refused to fetch: {shown}{reason} (SSRF guard)", details={"host": host})
+            hint = "" if _is_metadata(ip) else ALLOW_HINT
+            raise BlockedError(f"refused to fetch: {shown}{reason} (SSRF guard){hint}", details={"host": host})
 
     def check_url(self, url: str | httpx.URL) -> httpx.URL:
         """Refuse a URL that cannot be public before any network work; return it parsed."""
@@ -183,7 +191,7 @@ class SsrfGuard:
         if ip is not None:
             self.check_ip(ip, host)
         elif _is_localhost_name(host) and not self.allow_private:
-            raise BlockedError(f"refused to fetch: {host} is a loopback name (SSRF guard)")
+            raise BlockedError(f"refused to fetch: {host} is a loopback name (SSRF guard){ALLOW_HINT}")
         return parsed
 
     def _check_unparsable(self, url: str) -> None:

@@ -31,6 +31,7 @@ from weblens.net import HttpSource, LazyClient
 from weblens.net.ratelimit import RateLimiters
 from weblens.policy.domains import DomainPolicy
 from weblens.policy.state import LocalPolicyState, PolicyState
+from weblens.progress import report
 from weblens.search.breaker import CircuitBreaker
 from weblens.search.budget import DailyLimitedProvider
 from weblens.search.fusion import fuse, numbered
@@ -257,6 +258,7 @@ class SearchRouter(AsyncClosing):
     async def _fall_back(self, request: SearchRequest, names: list[str]) -> SearchResponse:
         failures: list[_Failed] = []
         for name in names:
+            report(f"asking {name}" + (f" ({len(failures)} failed before)" if failures else ""))
             outcome = await self._ask_one(name, request)
             if isinstance(outcome, tuple):
                 failures.append(outcome)
@@ -275,6 +277,7 @@ class SearchRouter(AsyncClosing):
         raise _combined(failures)
 
     async def _fuse(self, request: SearchRequest, names: list[str]) -> SearchResponse:
+        report(f"asking {', '.join(names)}")
         outcomes = await asyncio.gather(*(self._ask_one(name, request) for name in names))
         failures = [outcome for outcome in outcomes if isinstance(outcome, tuple)]
         answers = [(name, o) for name, o in zip(names, outcomes, strict=True) if isinstance(o, ProviderAnswer)]

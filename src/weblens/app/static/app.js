@@ -1,295 +1,161 @@
-// weblens chat page: sessions, a streamed answer, tool activity and sources.
-// Text from the server is only ever set with textContent; links only for http(s).
-"use strict";
+// weblens chat page: wiring. Model text is rendered as sanitised markdown (render.js); everything
+// else from the server is set with textContent. Keyboard: Enter sends, Shift+Enter is a new line,
+// Esc stops an answer, "/" searches chats, Alt+N starts a new chat, F2/Delete on a chat rename/delete it.
+import { api } from "./api.js";
+import { Chat } from "./chat.js";
+import { citationCard, el } from "./render.js";
+import { Sidebar } from "./sessions.js";
+import { ToolPanel } from "./tools.js";
 
 const $ = (id) => document.getElementById(id);
-const state = { sessionId: null, busy: false };
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function safeHref(url) {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
-  } catch (_) {
-    return null;
-  }
-}
-
-function showBanner(message) {
+function showBanner(...parts) {
   const banner = $("banner");
-  banner.textContent = message || "";
-  banner.hidden = !message;
+  banner.replaceChildren(...parts);
+  banner.hidden = parts.length === 0;
 }
 
-// On an address other machines can reach, the API wants the server's token (WEBLENS_MCP_TOKEN).
-function authHeaders() {
-  const token = sessionStorage.getItem("weblens-token");
-  return token ? { Authorization: `Bearer ${token}` } : {};
+function setTitle(title) {
+  $("title").textContent = title || "weblens";
+  document.title = title ? `${title} — weblens` : "weblens chat";
 }
 
-function askForToken(response) {
-  if (response.status !== 401) return false;
-  const token = window.prompt("This weblens server needs its token (WEBLENS_MCP_TOKEN):");
-  if (!token) return false;
-  sessionStorage.setItem("weblens-token", token);
-  return true;
+function narrow() {
+  return window.matchMedia("(max-width: 760px)").matches;
 }
 
-async function api(method, path, body) {
-  const response = await apiOnce(method, path, body);
-  if (askForToken(response)) return api(method, path, body);
-  if (!response.ok) throw await errorOf(response);
-  return response.status === 204 ? null : response.json();
+function drawer(open) {
+  document.body.classList.toggle("drawer-open", open);
+  $("scrim").hidden = !open;
+  $("open-sidebar").setAttribute("aria-expanded", String(open));
+  if (open) $("session-search").focus();
 }
 
-async function apiOnce(method, path, body) {
-  const init = { method, headers: authHeaders() };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  return fetch(path, init);
-}
+const sidebar = new Sidebar({
+  list: $("sessions"),
+  empty: $("no-sessions"),
+  search: $("session-search"),
+  toast: $("toast"),
+  onOpen: (id) => openSession(id),
+  onDeleted: () => newChat(),
+});
 
-async function errorOf(response) {
-  try {
-    const data = await response.json();
-    if (data && data.error) return new Error(data.error.message || data.error.code);
-  } catch (_) { /* not JSON */ }
-  return new Error(`HTTP ${response.status}`);
-}
+const chat = new Chat({
+  container: $("messages"),
+  citationCard: $("cite-card"),
+  onSession: (session) => {
+    history.replaceState(null, "", `#session=${session.session_id}`);
+    setTitle(session.title);
+    sidebar.add({ id: session.session_id, title: session.title });
+  },
+  onAnswered: () => sidebar.load().catch(() => {}),
+  onBusy: (busy, canStop) => {
+    $("send").hidden = busy;
+    $("stop").hidden = !busy;
+    $("stop").disabled = !canStop;
+  },
+});
 
-// -- sessions -----------------------------------------------------------------
+const tools = new ToolPanel({
+  panel: $("tool-panel"),
+  toggle: $("toggle-tools"),
+  form: $("tool-form"),
+  select: $("tool-name"),
+  fields: $("tool-fields"),
+  result: $("tool-result"),
+});
 
-async function loadSessions() {
-  const data = await api("GET", "/api/sessions");
-  const list = $("sessions");
-  list.replaceChildren();
-  for (const session of data.sessions) {
-    const item = el("li");
-    item.dataset.id = session.id;
-    if (session.id === state.sessionId) item.classList.add("active");
-    const name = el("span", "name", session.title || "New chat");
-    name.title = session.title || "";
-    const rename = el("button", "rename", "✎");
-    rename.title = "Rename";
-    const remove = el("button", "delete", "✕");
-    remove.title = "Delete";
-    item.append(name, rename, remove);
-    item.addEventListener("click", () => openSession(session.id));
-    rename.addEventListener("click", async (event) => {
-      event.stopPropagation();
-      const title = prompt("New title", session.title);
-      if (title && title.trim()) {
-        await api("PATCH", `/api/sessions/${encodeURIComponent(session.id)}`, { title });
-        await loadSessions();
-      }
-    });
-    remove.addEventListener("click", async (event) => {
-      event.stopPropagation();
-      await api("DELETE", `/api/sessions/${encodeURIComponent(session.id)}`);
-      if (session.id === state.sessionId) newChat();
-      await loadSessions();
-    });
-    list.append(item);
-  }
-}
+citationCard($("cite-card"));
 
 async function openSession(id) {
-  let data;
+  if (narrow()) drawer(false);
+  let session;
   try {
-    data = await api("GET", `/api/sessions/${encodeURIComponent(id)}`);
+    session = await api("GET", `/api/sessions/${encodeURIComponent(id)}`);
   } catch (error) {
-    showBanner(error.message);
+    showBanner(el("span", null, error.message));
     return newChat();
   }
-  state.sessionId = data.id;
-  location.hash = `session=${data.id}`;
-  $("title").textContent = data.title || "weblens";
-  const messages = $("messages");
-  messages.replaceChildren();
-  for (const message of data.messages) {
-    const view = messageView(message.role);
-    view.text.textContent = message.content;
-    for (const call of message.tool_calls || []) {
-      view.toolCall(call);
-      view.toolResult({ id: call.id, ...(call.result || {}) });
-    }
-    view.sources(message.sources || []);
-    if (message.status === "incomplete") view.status("Incomplete: the answer was interrupted.");
-    if (message.error) view.error(message.error.message);
-  }
-  messages.scrollTop = messages.scrollHeight;
-  for (const item of $("sessions").children) item.classList.toggle("active", item.dataset.id === state.sessionId);
+  history.replaceState(null, "", `#session=${session.id}`);
+  setTitle(session.title);
+  sidebar.setActive(session.id);
+  chat.show(session);
 }
 
 function newChat() {
-  state.sessionId = null;
+  chat.clear();
   history.replaceState(null, "", location.pathname);
-  $("title").textContent = "weblens";
-  $("messages").replaceChildren();
-  for (const item of $("sessions").children) item.classList.remove("active");
+  setTitle("");
+  sidebar.setActive(null);
+  if (narrow()) drawer(false);
+  $("input").focus();
 }
 
-// -- messages -----------------------------------------------------------------
-
-function messageView(role) {
-  const box = el("div", `msg ${role}`);
-  const tools = el("ul", "tools");
-  const text = el("div", "text");
-  box.append(tools, text);
-  $("messages").append(box);
-  const calls = new Map();
-  return {
-    box,
-    text,
-    toolCall(call) {
-      const shown = call.key_argument ? `${call.name}: ${call.key_argument}` : call.name;
-      const line = el("li", "running", `🔧 ${shown} …`);
-      line.dataset.base = `🔧 ${shown}`;
-      calls.set(call.id, line);
-      tools.append(line);
-    },
-    toolResult(result) {
-      const line = calls.get(result.id);
-      if (!line || result.ok === undefined) return;
-      line.className = result.ok ? "ok" : "failed";
-      const parts = [line.dataset.base, result.ok ? "✓" : "✗"];
-      if (result.brief) parts.push(result.brief);
-      if (result.repeated) parts.push("(repeated call)");
-      else if (result.duration_ms !== undefined) parts.push(`${Math.round(result.duration_ms)} ms`);
-      line.textContent = parts.join(" ");
-    },
-    sources(sources) {
-      if (!sources.length) return;
-      const block = el("div", "sources", "Sources:");
-      const list = el("ol");
-      for (const source of sources) {
-        const item = el("li");
-        if (source.number) item.value = source.number;
-        const href = safeHref(source.url);
-        if (href) {
-          const link = el("a", null, source.title || source.url);
-          link.href = href;
-          link.target = "_blank";
-          link.rel = "noopener noreferrer";
-          item.append(link);
-        } else {
-          item.textContent = source.title || source.url;
-        }
-        list.append(item);
-      }
-      block.append(list);
-      box.append(block);
-    },
-    status(message) { box.append(el("div", "status", message)); },
-    notice(message) { box.append(el("div", "notice", message)); },
-    error(message) { box.append(el("div", "error", message)); },
-  };
-}
-
-// Parse a text/event-stream body: calls onEvent(name, data) for each event.
-async function readEvents(response, onEvent) {
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      let name = "message";
-      const data = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith("event:")) name = line.slice(6).trim();
-        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-      }
-      if (data.length) onEvent(name, JSON.parse(data.join("\n")));
-    }
+function connectHelp(status) {
+  const box = el("div", "connect");
+  box.append(el("strong", null, "No model is connected, so chat is off."));
+  box.append(el("p", null, "To chat, set these (environment, .env, or [llm] in weblens.toml) and restart weblens serve:"));
+  const list = el("ul");
+  for (const recipe of status.connect || []) {
+    const item = el("li");
+    item.append(el("span", "recipe-name", `${recipe.name}: `), el("code", null, recipe.settings));
+    list.append(item);
   }
+  box.append(list, el("p", null, "Meanwhile the Tools panel runs search, fetch and weather directly."));
+  return box;
 }
-
-async function send(message) {
-  state.busy = true;
-  $("send").disabled = true;
-  messageView("user").text.textContent = message;
-  const view = messageView("assistant");
-  view.box.classList.add("streaming");
-  try {
-    const response = await fetch("/api/chat", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...authHeaders() },
-      body: JSON.stringify({ session_id: state.sessionId, message }),
-    });
-    if (!response.ok) throw await errorOf(response);
-    await readEvents(response, (name, data) => {
-      if (name === "session") {
-        state.sessionId = data.session_id;
-        location.hash = `session=${data.session_id}`;
-        $("title").textContent = data.title;
-      } else if (name === "delta") {
-        view.text.textContent += data.text;
-      } else if (name === "tool_call") {
-        view.toolCall(data);
-      } else if (name === "tool_result") {
-        view.toolResult(data);
-      } else if (name === "done") {
-        view.text.textContent = data.answer;
-        view.sources(data.sources || []);
-        if (data.notice) view.notice(data.notice);
-      } else if (name === "error") {
-        view.error(data.message);
-      }
-      const messages = $("messages");
-      messages.scrollTop = messages.scrollHeight;
-    });
-  } catch (error) {
-    view.error(error.message);
-  } finally {
-    view.box.classList.remove("streaming");
-    view.box.classList.add("finished");
-    state.busy = false;
-    $("send").disabled = false;
-    loadSessions().catch(() => {});
-  }
-}
-
-// -- start --------------------------------------------------------------------
 
 $("composer").addEventListener("submit", (event) => {
   event.preventDefault();
   const input = $("input");
   const message = input.value.trim();
-  if (!message || state.busy) return;
+  if (!message || chat.busy) return;
   input.value = "";
-  send(message);
+  chat.send(message);
 });
 $("input").addEventListener("keydown", (event) => {
-  if (event.key === "Enter" && !event.shiftKey) {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     $("composer").requestSubmit();
   }
 });
+$("stop").addEventListener("click", () => chat.stop());
 $("new-chat").addEventListener("click", newChat);
+$("open-sidebar").addEventListener("click", () => drawer(true));
+$("close-sidebar").addEventListener("click", () => drawer(false));
+$("scrim").addEventListener("click", () => drawer(false));
+document.addEventListener("keydown", (event) => {
+  const typing = event.target instanceof HTMLElement && event.target.closest("input, textarea, select");
+  if (event.key === "Escape") {
+    if (chat.busy) chat.stop();
+    if (document.body.classList.contains("drawer-open")) drawer(false);
+  } else if (event.key === "/" && !typing) {
+    event.preventDefault();
+    if (narrow()) drawer(true);
+    $("session-search").focus();
+  } else if (event.altKey && event.key.toLowerCase() === "n") {
+    event.preventDefault();
+    newChat();
+  }
+});
 
 (async () => {
   try {
     const status = await api("GET", "/api/status");
-    if (!status.chat) showBanner(status.reason);
-    else $("tools").textContent = status.tools.length ? `tools: ${status.tools.join(", ")}` : "no web tools available";
+    if (!status.chat) {
+      showBanner(connectHelp(status));
+      $("input").placeholder = "No model connected — see above; the Tools panel works without one.";
+      $("input").disabled = true;
+      $("send").disabled = true;
+    } else {
+      $("tools-line").textContent = status.tools.length ? `tools: ${status.tools.join(", ")}` : "no web tools available";
+    }
+    await tools.load();
+    if (!status.chat) tools.open(true, false);
+    await sidebar.load();
   } catch (error) {
-    showBanner(error.message);
+    showBanner(el("span", null, error.message));
   }
-  await loadSessions();
   const match = /session=([0-9a-f]+)/.exec(location.hash);
   if (match) await openSession(match[1]);
 })();

@@ -1,0 +1,108 @@
+"""Answers that run on the server, independent of the HTTP request that asked for them.
+
+A chat message starts a `Run`: a task that drives the agent and records every event it
+sends. Any number of readers follow it — the request that started it, or the page again
+after a reload — each getting every event from the start, then the new ones as they come.
+A reader going away (a closed tab, a reload) leaves the run going; only `stop()` ends it
+early, and the answer is then saved as it stood, marked "stopped". One run per session
+at a time; at shutdown every run still going is cancelled and saved "incomplete".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from weblens.agent.events import AgentEvent
+
+__all__ = ["Run", "RunRegistry"]
+
+Event = tuple[str, dict[str, Any]]
+"""(SSE event name, its data) as the stream sends it."""
+
+
+class Run:
+    """One answer being written: its events so far, whether it ended, and how to stop it."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.events: list[Event] = []
+        self.finished = False
+        self.stopped = False
+        self.task: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+
+    def add(self, name: str, data: dict[str, Any]) -> None:
+        self.events.append((name, data))
+        self._wake()
+
+    def finish(self) -> None:
+        self.finished = True
+        self._wake()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def stop(self) -> None:
+        """Cancel the answer (model stream and tool calls); what was written is kept, marked stopped."""
+        if self.task is not None and not self.finished:
+            self.stopped = True
+            self.task.cancel()
+
+    async def follow(self, start: int = 0) -> AsyncIterator[Event]:
+        """Every event from `start` on, waiting for new ones until the run ends."""
+        index = start
+        while True:
+            changed = self._changed
+            while index < len(self.events):
+                yield self.events[index]
+                index += 1
+            if self.finished:
+                return
+            await changed.wait()
+
+
+class RunRegistry:
+    """The runs going on in this server process, by session."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, Run] = {}
+
+    def get(self, session_id: str) -> Run | None:
+        return self._runs.get(session_id)
+
+    def start(self, session_id: str, first: Event, events: Callable[[Run], AsyncIterator[AgentEvent]]) -> Run:
+        """Run `events(run)` in the background, recording each as (type, data) after `first`."""
+        run = Run(session_id)
+        run.add(*first)
+        self._runs[session_id] = run
+
+        async def drive() -> None:
+            try:
+                async for event in events(run):
+                    run.add(event.type, event.model_dump(mode="json"))
+            except asyncio.CancelledError:
+                if run.stopped:
+                    run.add("stopped", {"session_id": session_id, "message": "stopped by the user"})
+                raise
+            finally:
+                run.finish()
+                if self._runs.get(session_id) is run:
+                    del self._runs[session_id]
+
+        run.task = asyncio.get_running_loop().create_task(drive(), name=f"weblens answer {session_id}")
+        return run
+
+    async def aclose(self) -> None:
+        """Cancel every run still going and wait until each has saved what it had."""
+        runs = list(self._runs.values())
+        for run in runs:
+            if run.task is not None:
+                run.task.cancel()
+        for run in runs:
+            if run.task is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await run.task
