@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator
 
 import httpx
@@ -14,14 +15,16 @@ from weblens.errors import ToolTimeoutError, ToolValidationError
 from weblens.fetch.client import download, fetch_client, guard_for
 from weblens.fetch.document import Document, Page
 from weblens.fetch.extract import extract
-from weblens.fetch.paging import page_bounds
+from weblens.fetch.reading import read_page
 from weblens.fetch.robots import RobotsPolicy
+from weblens.fetch.tokens import TokenCounter, o200k
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
 
 __all__ = ["fetch", "fetch_document"]
 
 _NAMESPACE = "fetch"
+MAX_QUERY_CHARS = 1_000
 _caches: dict[str, Cache] = {}
 
 
@@ -106,6 +109,9 @@ async def fetch(
     *,
     max_length: int | None = None,
     start_index: int = 0,
+    query: str | None = None,
+    max_tokens: int | None = None,
+    tokenizer: TokenCounter | None = None,
     raw: bool = False,
     settings: Settings | None = None,
     client: httpx.AsyncClient | None = None,
@@ -118,8 +124,13 @@ async def fetch(
     """Fetch `url` and return one page of its text (markdown for HTML).
 
     `max_length` characters from `start_index` (default `fetch.max_length`); the page says
-    `total_length`, `truncated` and `next_start_index`. The extracted document is cached
-    (`fetch.cache_ttl_s`), so the next page costs no request. `timeout` may lower the
+    `total_length`, `truncated` and `next_start_index`. `max_tokens` bounds the page in
+    tokens instead (o200k_base unless `tokenizer` is given; `max_length` then applies only
+    when given too). With a `query`, the page holds the passages of the document (from
+    `start_index` on) that best answer it, within `max_tokens` (default
+    `fetch.query_max_tokens`), each with its heading path and offsets (`page.passages`).
+    The extracted document is cached (`fetch.cache_ttl_s`), so the next page, or another
+    query, costs no request. `timeout` may lower the
     configured total (`fetch.timeout`), never raise it. `client` should come from
     `weblens.net.ssrf.guarded_client`; another client is checked before each hop but not
     pinned to the checked address. Raises `WeblensError` subclasses (`blocked`,
@@ -130,6 +141,11 @@ async def fetch(
         raise ToolValidationError("max_length must be a positive number of characters")
     if start_index < 0:
         raise ToolValidationError("start_index must not be negative")
+    if max_tokens is not None and max_tokens <= 0:
+        raise ToolValidationError("max_tokens must be a positive number of tokens")
+    query = " ".join(query.split()) if query else None
+    if query is not None and len(query) > MAX_QUERY_CHARS:
+        raise ToolValidationError(f"query must be at most {MAX_QUERY_CHARS} characters")
     document, cached = await fetch_document(
         url,
         raw=raw,
@@ -145,5 +161,19 @@ async def fetch(
         raise ToolValidationError(
             f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
         )
-    end, next_start = page_bounds(document.content, start_index, max_length or settings.fetch.max_length)
-    return Page.of(document, document.content[start_index:end], start_index, next_start, cached)
+    read = functools.partial(
+        read_page,
+        document,
+        cached,
+        start_index=start_index,
+        max_length=max_length,
+        default_length=settings.fetch.max_length,
+        query=query,
+        max_tokens=max_tokens,
+        query_tokens=settings.fetch.query_max_tokens,
+    )
+    if query is None and max_tokens is None:
+        return read()
+    # ranking and counting are CPU work; the tokenizer's first load takes about a second
+    counter = tokenizer or await asyncio.to_thread(o200k)
+    return await asyncio.to_thread(read, counter=counter)
