@@ -152,6 +152,7 @@ def run_seed(samples: list[Sample], seed: int, score: ModuleType, tokenizer: Tok
             row[f"q{budget}"] = recall(target, page.content, score)
             row[f"h{budget}"] = recall(target, head(sample.document, budget, tokenizer), score)
             row[f"over{budget}"] = tokenizer.count(page.content) > budget
+            row[f"t{budget}"] = page.tokens or 0
         rows.append(row)
     return {"seed": seed, "rows": rows}
 
@@ -166,6 +167,7 @@ def summarise(rows: list[dict[str, object]]) -> dict[str, float]:
         out[f"q{budget}"] = mean([float(r[f"q{budget}"]) for r in rows])  # type: ignore[arg-type]
         out[f"h{budget}"] = mean([float(r[f"h{budget}"]) for r in rows])  # type: ignore[arg-type]
         out[f"over{budget}"] = sum(1 for r in rows if r[f"over{budget}"])
+        out[f"t{budget}"] = mean([float(r[f"t{budget}"]) for r in rows])  # type: ignore[arg-type]
         times = sorted(float(r[f"ms{budget}"]) for r in rows)  # type: ignore[arg-type]
         out[f"ms{budget}"] = statistics.median(times)
         out[f"p90ms{budget}"] = times[int(0.9 * (len(times) - 1))]
@@ -178,7 +180,7 @@ def summarise(rows: list[dict[str, object]]) -> dict[str, float]:
 def table(title: str, summaries: list[dict[str, float]]) -> None:
     """One line per budget: the median over seeds (min–max in brackets)."""
     print(f"\n{title}: {int(statistics.median(s['pages'] for s in summaries))} pages, {len(summaries)} seeds")
-    print(f"  {'budget':>7}  {'query recall':>22}  {'head recall':>22}  {'over':>4}  {'ms/page (p90)':>14}")
+    print(f"  {'budget':>7}  {'query recall':>22}  {'head recall':>22}  {'over':>4}  {'ms/page (p90)':>14}  tokens out")
     for budget in BUDGETS:
 
         def cell(key: str) -> str:
@@ -188,7 +190,9 @@ def table(title: str, summaries: list[dict[str, float]]) -> None:
         over = int(sum(s[f"over{budget}"] for s in summaries))
         ms = statistics.median(s[f"ms{budget}"] for s in summaries)
         p90 = statistics.median(s[f"p90ms{budget}"] for s in summaries)
-        print(f"  {budget:>7}  {cell(f'q{budget}'):>22}  {cell(f'h{budget}'):>22}  {over:>4}  {ms:>6.2f} ({p90:.2f})")
+        out = statistics.median(s[f"t{budget}"] for s in summaries)
+        print(f"  {budget:>7}  {cell(f'q{budget}'):>22}  {cell(f'h{budget}'):>22}  {over:>4}  {ms:>6.2f} ({p90:>5.2f})"
+              f"  {out:>9.0f}")  # fmt: skip
     ceiling = statistics.median(s["ceiling"] for s in summaries)
     kept = statistics.median(s["kept1000"] for s in summaries)
     kept_pages = int(statistics.median(s["kept_pages"] for s in summaries))

@@ -13,11 +13,29 @@ from weblens.config import Settings, get_settings
 from weblens.errors import WeblensError
 from weblens.fetch import Page, fetch
 from weblens.fetch.client import close_clients
+from weblens.fetch.tokens import TOKENIZER_NAME
 
 
-async def _fetch(url: str, max_length: int | None, start_index: int, raw: bool, settings: Settings) -> Page:
+async def _fetch(
+    url: str,
+    settings: Settings,
+    *,
+    max_length: int | None,
+    start_index: int,
+    raw: bool,
+    query: str | None,
+    max_tokens: int | None,
+) -> Page:
     try:
-        return await fetch(url, max_length=max_length, start_index=start_index, raw=raw, settings=settings)
+        return await fetch(
+            url,
+            max_length=max_length,
+            start_index=start_index,
+            raw=raw,
+            query=query,
+            max_tokens=max_tokens,
+            settings=settings,
+        )
     finally:
         await close_clients()
 
@@ -29,23 +47,51 @@ def fetch_command(
         int | None, typer.Option("--max-length", min=1, help="Most characters to show (default fetch.max_length).")
     ] = None,
     start_index: Annotated[int, typer.Option("--start-index", min=0, help="Character to start at.")] = 0,
+    query: Annotated[
+        str | None,
+        typer.Option("--query", "-q", help="Show only the passages that answer this question."),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option("--max-tokens", min=1, help=f"Most tokens to show ({TOKENIZER_NAME}; default 2000 with --query)."),
+    ] = None,
     raw: Annotated[bool, typer.Option("--raw", help="The page source as sent, not extracted.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The page record as JSON.")] = False,
 ) -> None:
-    """Fetch a URL and print its main content as markdown (paged; see --start-index)."""
+    """Fetch a URL and print its main content as markdown (paged; see --start-index), or only
+    the passages that answer --query."""
     try:
         settings = get_settings()
-        page = asyncio.run(_fetch(url, max_length, start_index, raw, settings))
+        page = asyncio.run(
+            _fetch(
+                url,
+                settings,
+                max_length=max_length,
+                start_index=start_index,
+                raw=raw,
+                query=query,
+                max_tokens=max_tokens,
+            )
+        )
     except WeblensError as exc:
         fail_from(exc)
 
     def render() -> None:
         title = f"[bold]{page.title}[/]\n" if page.title else ""
-        console.print(f"{title}[dim]{page.final_url} · HTTP {page.status} · {page.content_type}[/]", highlight=False)
+        size = f" · {page.tokens} tokens ({page.tokenizer})" if page.tokens is not None else ""
+        console.print(
+            f"{title}[dim]{page.final_url} · HTTP {page.status} · {page.content_type}{size}[/]", highlight=False
+        )
         if page.note:
             console.print(f"[yellow]{page.note}[/]", highlight=False)
         console.print(page.content, markup=False, highlight=False)
-        if page.next_start_index is not None:
+        if page.query is not None and page.passages:
+            console.print(
+                f"[dim]… {len(page.passages)} passages for the query; {page.left_out} of {page.total_length} "
+                "characters left out: --start-index N (without --query) reads from character N[/]",
+                highlight=False,
+            )
+        elif page.next_start_index is not None:
             console.print(
                 f"[dim]… {page.total_length - page.next_start_index} more characters: "
                 f"--start-index {page.next_start_index}[/]",

@@ -135,7 +135,7 @@ def split_passages(
             if (
                 last is not None
                 and last.heading_path == piece.heading_path
-                and (last.end - last.start < min_chars or piece.end - piece.start < min_chars)
+                and last.end - last.start < min_chars  # a short block leads into what follows it
                 and piece.end - last.start <= max_chars
                 and not text[last.end : piece.start].strip()
             ):
