@@ -191,20 +191,25 @@ async def test_every_call_is_logged_once_with_secrets_redacted(caplog: pytest.Lo
     class KeyParams(BaseModel):
         query: str
         api_key: str
+        access_token: str = ""
+        max_tokens: int = 0
 
     async def body(params: KeyParams) -> ToolResult:
         return ToolResult.success("ok", sources=[])
 
     tool = define_tool(name="keyed", description="d", input_schema=KeyParams, execute=body)
     with caplog.at_level(logging.INFO, logger="weblens.tools"):
-        await tool.execute({"query": "cats", "api_key": "abcd-1234"})
+        await tool.execute({"query": "cats", "api_key": "abcd-1234", "access_token": "tok-5678", "max_tokens": 500})
     records = [r for r in caplog.records if getattr(r, "tool", None) == "keyed"]
     assert len(records) == 1
     record = records[0]
-    assert record.arguments == {"query": "cats", "api_key": "***"}  # type: ignore[attr-defined]
+    # a token is a secret, a count of tokens is not
+    assert record.arguments == {  # type: ignore[attr-defined]
+        "query": "cats", "api_key": "***", "access_token": "***", "max_tokens": 500,
+    }  # fmt: skip
     assert record.outcome == "ok"  # type: ignore[attr-defined]
     assert record.duration_ms >= 0  # type: ignore[attr-defined]
-    assert "abcd-1234" not in caplog.text
+    assert "abcd-1234" not in caplog.text and "tok-5678" not in caplog.text
 
 
 def test_seed_002_constructors_map_onto_tool_result() -> None:
