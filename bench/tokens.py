@@ -107,8 +107,9 @@ def main() -> int:
     base = [ours.count(text) for text in texts]
     took = time.perf_counter() - started
     chars = sum(map(len, texts))
+    speed = chars / took / 1e6
     print(f"{len(texts)} texts, {chars} characters, {sum(base)} o200k_base tokens "
-          f"({chars / sum(base):.2f} characters per token; counted at {chars / took / 1e6:.1f} M characters/s)")  # fmt: skip
+          f"({chars / sum(base):.2f} characters per token; counted at {speed:.1f} M characters/s)")  # fmt: skip
     found = references()
     print(f"\n{'tokenizer':<38} {'all texts':>9} {'median':>7} {'p95':>6} {'max':>6}   (its tokens / o200k_base's)")
     for family, count in found.items():
