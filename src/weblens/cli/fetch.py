@@ -87,7 +87,8 @@ def fetch_command(
         console.print(page.content, markup=False, highlight=False)
         if page.query is not None and page.passages:
             console.print(
-                f"[dim]… {len(page.passages)} passages for the query; {page.left_out} of {page.total_length} "
+                f"[dim]… {len(page.passages)} passage{'' if len(page.passages) == 1 else 's'} for the query; "
+                f"{page.left_out} of {page.total_length} "
                 "characters left out: --start-index N (without --query) reads from character N[/]",
                 highlight=False,
             )
