@@ -86,6 +86,15 @@ async def test_start_index_with_a_query_searches_from_there_on(
     assert docs.answer not in later.content
 
 
+async def test_max_length_still_holds_with_a_query(pages: PageServer, settings: Settings, cache: Cache) -> None:
+    product = LONG_PAGES[2]
+    page = await weblens.fetch(
+        pages.url(product.path), query=product.question, max_length=700, settings=settings, cache=cache
+    )
+    assert len(page.content) <= 700 and product.answer in page.content
+    assert page.tokens is not None and page.tokens <= 2000  # fetch.query_max_tokens
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [({"max_tokens": 0}, "max_tokens must be a positive"), ({"query": "x" * 1001}, "query must be at most")],

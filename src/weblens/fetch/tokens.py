@@ -100,8 +100,9 @@ def _o200k_ranks() -> dict[bytes, int]:
 
 @functools.cache
 def o200k() -> Tokenizer:
-    """The o200k_base tokenizer, loaded once per process (~0.5 s): the vocabulary is
-    read-only data, so every caller shares it the way modules share a compiled regex."""
+    """The o200k_base tokenizer, loaded once per process (about a second and 80 MB, as with
+    tiktoken's own loader): the vocabulary is read-only data, so every caller shares it the
+    way modules share a compiled regex."""
     encoding = tiktoken.Encoding(
         name=TOKENIZER_NAME,
         pat_str=_O200K_PATTERN,
