@@ -73,8 +73,9 @@ def _blocks(text: str) -> Iterator[Span]:
             if stripped.startswith(fence) and not stripped.strip(fence[0]):
                 fence = ""
             continue
-        opening = _FENCE.match(line)
-        heading = None if opening else _HEADING.fullmatch(line)
+        first = stripped[:1]
+        opening = _FENCE.match(line) if first in ("`", "~") else None
+        heading = _HEADING.fullmatch(line) if first == "#" and not opening else None
         if opening or heading or not stripped:
             block = flush()
             if block:

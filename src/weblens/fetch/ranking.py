@@ -16,10 +16,12 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["query_terms", "score_passages", "terms"]
+__all__ = ["MAX_QUERY_TERMS", "query_terms", "score_passages", "terms"]
 
 _K1 = 1.2
 _B = 0.75
+MAX_QUERY_TERMS = 32
+"""A question has fewer content words; the cap bounds the cost of matching a hostile one."""
 _HEADING_WEIGHT = 0.5
 """A query word in the heading path counts this share of its weight in the passage."""
 _WORD = re.compile(r"\w+")
@@ -69,9 +71,10 @@ def terms(text: str) -> list[str]:
 
 
 def query_terms(query: str) -> list[str]:
-    """The query's distinct words, in order; all of them when every word is a stop word."""
-    found = list(dict.fromkeys(terms(query)))
-    return found or list(dict.fromkeys(_WORD.findall(query.lower())))
+    """The query's distinct words, in order (at most `MAX_QUERY_TERMS`); all of them when
+    every word is a stop word."""
+    found = list(dict.fromkeys(terms(query))) or list(dict.fromkeys(_WORD.findall(query.lower())))
+    return found[:MAX_QUERY_TERMS]
 
 
 def _surface_forms(stems: list[str]) -> dict[str, str]:
@@ -85,18 +88,18 @@ def _surface_forms(stems: list[str]) -> dict[str, str]:
     return forms
 
 
-def _counts(text: str, forms: dict[str, str], wanted: set[str]) -> tuple[Counter[str], int]:
-    """(query-word counts, number of meaningful words) of one passage."""
+def _matcher(forms: dict[str, str]) -> re.Pattern[str]:
+    """Finds the query's word forms as whole words: cheaper than splitting every word of a page."""
+    alternatives = "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+    return re.compile(rf"\b(?:{alternatives})\b")
+
+
+def _counts(text: str, matcher: re.Pattern[str], forms: dict[str, str], wanted: set[str]) -> Counter[str]:
+    """How often each query word occurs in one passage."""
     lowered = text.lower()
     if _CJK.search(lowered):  # rare: the general path, with character pairs
-        words = terms(lowered)
-        return Counter(word for word in words if word in wanted), len(words)
-    counts = Counter(_WORD.findall(lowered))
-    length = counts.total() - sum(counts[word] for word in counts.keys() & _STOP_WORDS)
-    found: Counter[str] = Counter()
-    for word in counts.keys() & forms.keys():
-        found[forms[word]] += counts[word]
-    return found, length
+        return Counter(word for word in terms(lowered) if word in wanted)
+    return Counter(forms[form] for form in matcher.findall(lowered))
 
 
 def score_passages(texts: Sequence[str], headings: Sequence[str], query: str) -> list[float]:
@@ -106,14 +109,14 @@ def score_passages(texts: Sequence[str], headings: Sequence[str], query: str) ->
         return [0.0] * len(texts)
     wanted_set = set(wanted)
     forms = _surface_forms(wanted)
+    matcher = _matcher(forms)
     bags: list[Counter[str]] = []
-    lengths: list[int] = []
+    lengths: list[int] = []  # in characters: BM25 only compares them, and counting words costs more
     heading_bags: list[set[str]] = []
     seen_headings: dict[str, set[str]] = {}  # passages under one heading share its path
     for text, heading in zip(texts, headings, strict=True):
-        bag, length = _counts(text, forms, wanted_set)
-        bags.append(bag)
-        lengths.append(length)
+        bags.append(_counts(text, matcher, forms, wanted_set))
+        lengths.append(len(text))
         if heading not in seen_headings:
             seen_headings[heading] = wanted_set.intersection(terms(heading))
         heading_bags.append(seen_headings[heading])
