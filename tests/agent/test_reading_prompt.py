@@ -20,10 +20,11 @@ async def test_the_system_prompt_asks_for_the_question_as_query_and_the_passages
 ) -> None:
     product = LONG_PAGES[2]
     with PageServer() as pages:
-        runtime = Runtime(settings=Settings(fetch={"allowed_hosts": [pages.host]}), cache=Cache(None))
-        arguments = {"url": pages.url(product.path), "query": product.question, "max_tokens": 800}
-        llm.add(Turn(tool_calls=[call("web_fetch", arguments, id="c1")]), Turn(text="Yes, within 60 days [1]."))
-        answer = await ask(product.question, tools=[FetchTool(runtime)])
+        settings = Settings(fetch={"allowed_hosts": [pages.host]})
+        async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+            arguments = {"url": pages.url(product.path), "query": product.question, "max_tokens": 800}
+            llm.add(Turn(tool_calls=[call("web_fetch", arguments, id="c1")]), Turn(text="Yes, within 60 days [1]."))
+            answer = await ask(product.question, tools=[FetchTool(runtime)])
     assert answer.error is None and answer.results[0].ok
     system = llm.sent[0]["messages"][0]
     assert system["role"] == "system" and "pass the user's question as web_fetch's query" in system["content"]

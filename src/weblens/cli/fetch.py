@@ -12,7 +12,6 @@ from weblens.cli.output import console, emit, fail_from
 from weblens.config import Settings, get_settings
 from weblens.errors import WeblensError
 from weblens.fetch import Page, fetch
-from weblens.fetch.client import close_clients
 from weblens.fetch.tokens import TOKENIZER_NAME
 
 
@@ -26,18 +25,15 @@ async def _fetch(
     query: str | None,
     max_tokens: int | None,
 ) -> Page:
-    try:
-        return await fetch(
-            url,
-            max_length=max_length,
-            start_index=start_index,
-            raw=raw,
-            query=query,
-            max_tokens=max_tokens,
-            settings=settings,
-        )
-    finally:
-        await close_clients()
+    return await fetch(
+        url,
+        max_length=max_length,
+        start_index=start_index,
+        raw=raw,
+        query=query,
+        max_tokens=max_tokens,
+        settings=settings,
+    )
 
 
 @app.command("fetch")

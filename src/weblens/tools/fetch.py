@@ -6,7 +6,6 @@ made for this call, so a page cannot forge the end of its own untrusted block.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from typing import Any, ClassVar
 
@@ -14,11 +13,10 @@ from pydantic import BaseModel, Field
 
 from weblens.context import ToolContext
 from weblens.errors import ToolValidationError, UnsupportedContentError
-from weblens.fetch import Page, fetch
+from weblens.fetch import Page
 from weblens.fetch.fetcher import MAX_QUERY_CHARS
 from weblens.fetch.selection import gap_marker
-from weblens.fetch.tokens import TOKENIZER_NAME, o200k
-from weblens.net.ssrf import Resolver
+from weblens.fetch.tokens import TOKENIZER_NAME
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Retry, Tool
@@ -155,28 +153,24 @@ class FetchTool(Tool[Any]):
     empty_is_error: ClassVar[bool] = False
     """Seed 002: a page with no extractable text is an error rather than an empty success."""
 
-    def __init__(self, runtime: Runtime, *, resolver: Resolver | None = None, **overrides: Any) -> None:
+    def __init__(self, runtime: Runtime, **overrides: Any) -> None:
         overrides.setdefault("timeout", runtime.settings.fetch.timeout + _TOOL_MARGIN_S)
         overrides.setdefault("retry", _RETRY)
         super().__init__(**overrides)
         self._runtime = runtime
-        self._resolver = resolver
 
     async def _page(self, params: Any, max_tokens: int | None) -> Page:
-        return await fetch(
+        return await self._runtime.fetcher.fetch(
             params.url,
             max_length=getattr(params, "max_length", None),
             start_index=getattr(params, "start_index", 0),
             query=getattr(params, "query", None),
             max_tokens=max_tokens,
-            settings=self._runtime.settings,
-            cache=self._runtime.cache,
-            resolver=self._resolver,
         )
 
     async def _within(self, params: Any, max_tokens: int) -> tuple[Page, str]:
         """The page and its rendering, whose tokens, framing included, stay within `max_tokens`."""
-        counter = await asyncio.to_thread(o200k)
+        counter = await self._runtime.fetcher.tokenizer()
         budget = max_tokens
         while True:
             page = await self._page(params, budget)
