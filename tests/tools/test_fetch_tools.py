@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from typer.testing import CliRunner
@@ -33,8 +33,9 @@ def pages() -> Iterator[PageServer]:
 
 
 @pytest.fixture
-def runtime(pages: PageServer) -> Runtime:
-    return Runtime(settings=Settings(fetch={"allowed_hosts": [pages.host]}), cache=Cache(None))
+async def runtime(pages: PageServer) -> AsyncIterator[Runtime]:
+    async with Runtime(settings=Settings(fetch={"allowed_hosts": [pages.host]}), cache=Cache(None)) as built:
+        yield built
 
 
 def test_declarations() -> None:

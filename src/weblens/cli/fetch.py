@@ -9,31 +9,10 @@ import typer
 
 from weblens.cli import app
 from weblens.cli.output import console, emit, fail_from
-from weblens.config import Settings, get_settings
+from weblens.config import get_settings
 from weblens.errors import WeblensError
-from weblens.fetch import Page, fetch
+from weblens.fetch import fetch
 from weblens.fetch.tokens import TOKENIZER_NAME
-
-
-async def _fetch(
-    url: str,
-    settings: Settings,
-    *,
-    max_length: int | None,
-    start_index: int,
-    raw: bool,
-    query: str | None,
-    max_tokens: int | None,
-) -> Page:
-    return await fetch(
-        url,
-        max_length=max_length,
-        start_index=start_index,
-        raw=raw,
-        query=query,
-        max_tokens=max_tokens,
-        settings=settings,
-    )
 
 
 @app.command("fetch")
@@ -59,16 +38,9 @@ def fetch_command(
     try:
         settings = get_settings()
         page = asyncio.run(
-            _fetch(
-                url,
-                settings,
-                max_length=max_length,
-                start_index=start_index,
-                raw=raw,
-                query=query,
-                max_tokens=max_tokens,
-            )
-        )
+            fetch(url, max_length=max_length, start_index=start_index, raw=raw, query=query,
+                  max_tokens=max_tokens, settings=settings)
+        )  # fmt: skip
     except WeblensError as exc:
         fail_from(exc)
 
