@@ -39,6 +39,7 @@ from weblens.testing.providers import FakeBrave, FakeDuckDuckGo
 from weblens.testing.server import Reply
 
 README = Path(__file__).parent.parent / "README.md"
+TILDE_FENCE = re.compile(r"^~~~.*?^~~~$", re.M | re.S)
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 NOT_RUN = {
     "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/weblens serve":
@@ -72,7 +73,8 @@ class Block:
 
 
 def readme_blocks() -> list[Block]:
-    source = README.read_text()
+    # `~~~` blocks show terminal output (which may itself hold ``` fences): not code to run
+    source = TILDE_FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), README.read_text())
     return [Block(m.group(1), m.group(2), source[: m.start()].count("\n") + 1) for m in FENCE.finditer(source)]
 
 

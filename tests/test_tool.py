@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from weblens import (
     NotFoundError,
@@ -85,6 +85,50 @@ async def test_malformed_json_arguments_are_a_validation_error() -> None:
     assert "not valid JSON" in result.error.message
 
 
+async def test_an_unknown_parameter_is_an_error_naming_it_and_what_the_tool_takes() -> None:
+    result = await adder.execute({"a": 1, "query": "cats"})
+    assert result.error is not None and result.error.code == "validation_error"
+    assert result.error.details["issues"] == [
+        {"field": "query", "message": "unknown parameter; this tool takes a, b", "type": "extra_forbidden"}
+    ]
+    assert "query: unknown parameter; this tool takes a, b" in result.error.message
+    # the declaration says so too, so a model (and strict clients) know before calling
+    assert adder.json_schema["additionalProperties"] is False
+
+
+async def test_unknown_keys_inside_nested_objects_are_refused_too() -> None:
+    class Point(BaseModel):
+        x: int
+
+    class Shape(BaseModel):
+        points: list[Point]
+
+    async def count(params: Shape) -> int:
+        return len(params.points)
+
+    tool = define_tool(name="count", description="d", input_schema=Shape, execute=count)
+    result = await tool.execute({"points": [{"x": 1, "y": 2}]})
+    assert result.error is not None and result.error.details["issues"][0]["field"] == "points.0.y"
+    assert tool.json_schema["$defs"]["Point"]["additionalProperties"] is False
+
+
+async def test_a_params_model_that_takes_any_keys_keeps_them() -> None:
+    class Anything(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+    class Wrapper(BaseModel):
+        options: Anything
+
+    async def echo(params: BaseModel) -> Any:
+        return params.model_dump()
+
+    open_tool = define_tool(name="open", description="d", input_schema=Anything, execute=echo)
+    assert (await open_tool.execute({"q": 1})).data == {"q": 1}
+    nested = define_tool(name="nested", description="d", input_schema=Wrapper, execute=echo)
+    assert (await nested.execute({"options": {"q": 1}})).data == {"options": {"q": 1}}
+    assert "additionalProperties" not in open_tool.json_schema or open_tool.json_schema["additionalProperties"]
+
+
 def test_validate_returns_params_or_raises() -> None:
     assert adder.validate({"a": 1}) == AddParams(a=1, b=1)
     with pytest.raises(ToolValidationError) as info:
@@ -147,20 +191,25 @@ async def test_every_call_is_logged_once_with_secrets_redacted(caplog: pytest.Lo
     class KeyParams(BaseModel):
         query: str
         api_key: str
+        access_token: str = ""
+        max_tokens: int = 0
 
     async def body(params: KeyParams) -> ToolResult:
         return ToolResult.success("ok", sources=[])
 
     tool = define_tool(name="keyed", description="d", input_schema=KeyParams, execute=body)
     with caplog.at_level(logging.INFO, logger="weblens.tools"):
-        await tool.execute({"query": "cats", "api_key": "abcd-1234"})
+        await tool.execute({"query": "cats", "api_key": "abcd-1234", "access_token": "tok-5678", "max_tokens": 500})
     records = [r for r in caplog.records if getattr(r, "tool", None) == "keyed"]
     assert len(records) == 1
     record = records[0]
-    assert record.arguments == {"query": "cats", "api_key": "***"}  # type: ignore[attr-defined]
+    # a token is a secret, a count of tokens is not
+    assert record.arguments == {  # type: ignore[attr-defined]
+        "query": "cats", "api_key": "***", "access_token": "***", "max_tokens": 500,
+    }  # fmt: skip
     assert record.outcome == "ok"  # type: ignore[attr-defined]
     assert record.duration_ms >= 0  # type: ignore[attr-defined]
-    assert "abcd-1234" not in caplog.text
+    assert "abcd-1234" not in caplog.text and "tok-5678" not in caplog.text
 
 
 def test_seed_002_constructors_map_onto_tool_result() -> None:

@@ -230,6 +230,7 @@ class FetchConfig(BaseModel):
     max_bytes: int = Field(default=10 * MIB, gt=0)
     max_redirects: int = Field(default=5, ge=0)
     max_length: int = Field(default=20_000, gt=0, description="characters per page of output")
+    query_max_tokens: int = Field(default=2_000, gt=0, description="token budget of a query's passages by default")
     respect_robots: bool = False
     cache_ttl_s: float = Field(default=900.0, ge=0)
 

@@ -15,7 +15,8 @@ from typing import Any
 __all__ = ["MASK", "forget_secrets", "redact", "redact_text", "register_secret"]
 
 MASK = "***"
-_SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|authorization|cookie)", re.I)
+# "token" but not "tokens"/"tokenizer": counts like max_tokens are not secrets
+_SECRET_KEY = re.compile(r"(api[_-]?key|token(?!s|izer)|secret|password|passwd|authorization|cookie)", re.I)
 _MIN_SECRET_LEN = 4
 
 _lock = threading.Lock()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from weblens.tool import Tool
 
-__all__ = ["DIALECTS", "export", "gemini_schema", "inline_refs", "strict_schema"]
+__all__ = ["DIALECTS", "close_objects", "export", "gemini_schema", "inline_refs", "is_open", "strict_schema"]
 
 Schema = dict[str, Any]
 
@@ -57,6 +57,29 @@ def _default_into_description(node: Schema) -> None:
     if "default" in node and node["default"] is not None:
         note = f"(default: {json.dumps(node['default'], ensure_ascii=False)})"
         node["description"] = f"{node['description']} {note}" if node.get("description") else note
+
+
+def _is_model_object(node: Schema) -> bool:
+    return node.get("type") == "object" and "properties" in node
+
+
+def is_open(schema: Schema) -> bool:
+    """True when some object in `schema` declares that it takes properties it does not name."""
+    found: list[bool] = []
+    _walk(schema, lambda node: found.append(_is_model_object(node) and node.get("additionalProperties") is True))
+    return any(found)
+
+
+def close_objects(schema: Schema) -> Schema:
+    """A copy of `schema` whose objects say `additionalProperties: false` unless they already say otherwise."""
+
+    def close(node: Schema) -> None:
+        if _is_model_object(node):
+            node.setdefault("additionalProperties", False)
+
+    out = copy.deepcopy(schema)
+    _walk(out, close)
+    return out
 
 
 def inline_refs(schema: Schema) -> Schema:

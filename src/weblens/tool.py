@@ -30,6 +30,7 @@ from weblens.errors import (
 )
 from weblens.redact import redact, redact_text
 from weblens.result import ToolResult
+from weblens.schema import close_objects, is_open
 
 __all__ = ["DEFAULT_TIMEOUT_S", "FunctionTool", "Retry", "Tool", "define_tool"]
 
@@ -66,15 +67,16 @@ NO_RETRY = Retry()
 _EMPTY_CONTEXT = ToolContext()
 
 
-def _issues(exc: ValidationError) -> list[dict[str, Any]]:
-    return [
-        {
-            "field": ".".join(str(part) for part in err["loc"]) or "(arguments)",
-            "message": err["msg"],
-            "type": err["type"],
-        }
-        for err in exc.errors(include_url=False)
-    ]
+def _issues(exc: ValidationError, known: list[str]) -> list[dict[str, Any]]:
+    issues = []
+    for err in exc.errors(include_url=False):
+        field = ".".join(str(part) for part in err["loc"]) or "(arguments)"
+        message = err["msg"]
+        if err["type"] == "extra_forbidden":
+            # say what the tool does take, so the model can fix its call in one step
+            message = "unknown parameter" + (f"; this tool takes {', '.join(known)}" if len(err["loc"]) == 1 else "")
+        issues.append({"field": field, "message": message, "type": err["type"]})
+    return issues
 
 
 class Tool(Generic[P]):
@@ -136,8 +138,15 @@ class Tool(Generic[P]):
     # -- schemas -----------------------------------------------------------------
 
     @cached_property
+    def closed(self) -> bool:
+        """Unknown arguments are a validation error, never silently dropped, unless the params
+        model says otherwise (its own `extra` setting, or an object in it that takes any keys)."""
+        return self.params.model_config.get("extra") is None and not is_open(self.params.model_json_schema())
+
+    @cached_property
     def json_schema(self) -> dict[str, Any]:
-        return self.params.model_json_schema()
+        schema = self.params.model_json_schema()
+        return close_objects(schema) if self.closed else schema
 
     @cached_property
     def _optional_fields(self) -> frozenset[str]:
@@ -176,9 +185,9 @@ class Tool(Generic[P]):
             optional = self._optional_fields
             args = {k: v for k, v in args.items() if v is not None or k not in optional}
         try:
-            return self.params.model_validate(args)
+            return self.params.model_validate(args, extra="forbid" if self.closed else None)
         except ValidationError as exc:
-            issues = _issues(exc)
+            issues = _issues(exc, list(self.params.model_fields))
             detail = "; ".join(f"{i['field']}: {i['message']}" for i in issues)
             raise ToolValidationError(f"Invalid arguments for {self.name}: {detail}", issues) from None
 

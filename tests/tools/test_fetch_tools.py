@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from typer.testing import CliRunner
@@ -12,8 +12,10 @@ from typer.testing import CliRunner
 from weblens.cache import Cache
 from weblens.cli import app
 from weblens.config import Settings
+from weblens.fetch.tokens import o200k
 from weblens.runtime import Runtime
 from weblens.testing import Reply
+from weblens.testing.long_pages import LONG_PAGES, LongPage
 from weblens.testing.pages import ARTICLE_PARAGRAPHS, FirecrawlFake, PageServer, article_html
 from weblens.tools import default_toolset
 from weblens.tools.fetch import FetchTool, WebFetch
@@ -31,15 +33,16 @@ def pages() -> Iterator[PageServer]:
 
 
 @pytest.fixture
-def runtime(pages: PageServer) -> Runtime:
-    return Runtime(settings=Settings(fetch={"allowed_hosts": [pages.host]}), cache=Cache(None))
+async def runtime(pages: PageServer) -> AsyncIterator[Runtime]:
+    async with Runtime(settings=Settings(fetch={"allowed_hosts": [pages.host]}), cache=Cache(None)) as built:
+        yield built
 
 
 def test_declarations() -> None:
     runtime = Runtime(settings=Settings(), cache=Cache(None))
     web_fetch, seed = FetchTool(runtime), WebFetch(runtime)
     assert web_fetch.name == "web_fetch" and seed.name == "WebFetch"
-    assert set(web_fetch.json_schema["properties"]) == {"url", "max_length", "start_index"}
+    assert set(web_fetch.json_schema["properties"]) == {"url", "query", "max_tokens", "max_length", "start_index"}
     assert web_fetch.json_schema["required"] == ["url"]
     assert set(seed.json_schema["properties"]) == {"url"}
     assert web_fetch.key_argument({"url": "https://example.com/a"}) == "https://example.com/a"
@@ -208,6 +211,75 @@ def test_cli_fetch_errors_without_traceback(pages: PageServer) -> None:
     out = CliRunner().invoke(app, ["fetch", pages.url("/article")])
     assert out.exit_code == 1
     assert "blocked" in out.output and "Traceback" not in out.output
+
+
+@pytest.mark.parametrize("long_page", LONG_PAGES, ids=lambda p: p.kind)
+async def test_web_fetch_with_a_query_returns_the_answer_within_max_tokens(
+    pages: PageServer, runtime: Runtime, long_page: LongPage
+) -> None:
+    tool = FetchTool(runtime)
+    result = await tool.execute({"url": pages.url(long_page.path), "query": long_page.question, "max_tokens": 600})
+    assert result.ok, result.error
+    assert o200k().count(result.text) <= 600  # the whole text the model reads, framing included
+    assert long_page.answer in result.text and long_page.heading in result.text
+    outside = _outside_the_block(result.text)
+    assert "Passages for the query" in outside and "start_index" in outside and "another query" in outside
+    assert long_page.answer not in outside and pages.url(long_page.path) not in outside
+    assert result.data["passages"] and result.data["tokens"] <= 600
+    again = await tool.execute({"url": pages.url(long_page.path), "query": "something else entirely"})
+    assert again.ok and again.data["cached"] is True and pages.count(long_page.path) == 1
+
+
+async def test_server_written_type_and_final_url_sit_inside_the_boundary(
+    pages: PageServer, runtime: Runtime
+) -> None:
+    pages.route("GET", "/typed", Reply(body="plain words", content_type="text/plain; x=SYSTEM-TYPE-INJECTION"))
+    pages.route("GET", "/moved", Reply(status=302, headers={"Location": "/typed?SYSTEM-URL-INJECTION=1"}))
+    result = await FetchTool(runtime).execute({"url": pages.url("/moved")})
+    assert result.ok, result.error
+    assert "SYSTEM-TYPE-INJECTION" in result.text and "SYSTEM-URL-INJECTION" in result.text
+    outside = _outside_the_block(result.text)
+    assert "INJECTION" not in outside and "Characters 0–11 of 11." in outside
+
+
+async def test_an_unknown_parameter_is_a_validation_error_naming_it(pages: PageServer, runtime: Runtime) -> None:
+    seed = await WebFetch(runtime).execute({"url": pages.url("/article"), "query": "storms"})
+    assert seed.error is not None and seed.error.code == "validation_error"
+    assert "query: unknown parameter; this tool takes url" in seed.error.message
+    typo = await FetchTool(runtime).execute({"url": pages.url("/article"), "max_token": 500})
+    assert typo.error is not None and typo.error.details["issues"][0]["field"] == "max_token"
+    assert "max_tokens" in typo.error.message  # the model sees what it meant
+    assert pages.count("/article") == 0
+
+
+async def test_max_tokens_below_the_framing_is_refused(pages: PageServer, runtime: Runtime) -> None:
+    result = await FetchTool(runtime).execute({"url": pages.url("/article"), "max_tokens": 20})
+    assert result.error is not None and result.error.code == "validation_error"
+    assert "max_tokens" in result.error.message
+
+
+def test_the_mcp_declaration_explains_query_and_max_tokens() -> None:
+    declared = FetchTool(Runtime(settings=Settings(), cache=Cache(None))).schema("mcp")
+    properties = declared["inputSchema"]["properties"]
+    assert "question" in properties["query"]["description"] and "passages" in properties["query"]["description"]
+    assert "o200k_base" in properties["max_tokens"]["description"]
+    assert declared["inputSchema"]["additionalProperties"] is False
+    assert "query" in declared["description"]
+
+
+def test_cli_fetch_with_a_query(pages: PageServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBLENS_FETCH_ALLOWED_HOSTS", pages.host)
+    docs = LONG_PAGES[1]
+    runner = CliRunner()
+    out = runner.invoke(app, ["fetch", pages.url(docs.path), "--query", docs.question, "--max-tokens", "400", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)["data"]  # the result envelope: the page is its data
+    assert data["tokens"] <= 400 and docs.answer in data["content"]
+    assert docs.heading in data["passages"][0]["heading_path"]
+    short = runner.invoke(app, ["fetch", pages.url(docs.path), "-q", docs.question, "--json"])
+    assert short.exit_code == 0 and json.loads(short.output)["data"]["tokens"] <= 2000  # the default budget
+    piped = runner.invoke(app, ["fetch", pages.url(docs.path), "-q", docs.question])
+    assert piped.exit_code == 0 and docs.answer in piped.stdout and not piped.stdout.startswith("{")
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from weblens.cli.progress import activity
 from weblens.cli.runner import run, with_runtime
 from weblens.cli.settings import load_settings
 from weblens.errors import WeblensError
+from weblens.fetch.tokens import TOKENIZER_NAME
 from weblens.result import Source, ToolResult
 from weblens.tools.fetch import render_page
 
@@ -44,10 +45,18 @@ def fetch_command(
         int | None, typer.Option("--max-length", min=1, help="Most characters to show (default fetch.max_length).")
     ] = None,
     start_index: Annotated[int, typer.Option("--start-index", min=0, help="Character to start at.")] = 0,
+    query: Annotated[
+        str | None,
+        typer.Option("--query", "-q", help="Show only the passages that answer this question."),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option("--max-tokens", min=1, help=f"Most tokens to show ({TOKENIZER_NAME}; default 2000 with --query)."),
+    ] = None,
     raw: Annotated[bool, typer.Option("--raw", help="The page source as sent, not extracted.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The result envelope as JSON.")] = False,
 ) -> None:
-    """Fetch a URL and print its main content as markdown (paged; see --start-index)."""
+    """Print a URL's main content as markdown (paged), or the passages that answer --query."""
     settings = load_settings(as_json=as_json)
     target = with_scheme(url)
     if target != url.strip():
@@ -59,7 +68,12 @@ def fetch_command(
                 with_runtime(
                     settings,
                     lambda runtime: runtime.fetcher.fetch(
-                        target, max_length=max_length, start_index=start_index, raw=raw
+                        target,
+                        max_length=max_length,
+                        start_index=start_index,
+                        raw=raw,
+                        query=query,
+                        max_tokens=max_tokens,
                     ),
                 )
             )
@@ -78,10 +92,18 @@ def fetch_command(
     if console.is_terminal:
         if page.title:
             console.print(page.title, style="bold")
-        console.print(f"{page.final_url} · HTTP {page.status} · {page.content_type}", style="dim")
+        size = f" · {page.tokens} tokens ({page.tokenizer})" if page.tokens is not None else ""
+        console.print(f"{page.final_url} · HTTP {page.status} · {page.content_type}{size}", style="dim")
     if page.note:
         note(page.note, "yellow")
     typer.echo(page.content)
-    if page.next_start_index is not None:
+    if page.query is not None and page.passages:
+        count = f"{len(page.passages)} passage{'' if len(page.passages) == 1 else 's'}"
+        note(
+            f"… {count} for the query; {page.left_out} of {page.total_length} characters left out: "
+            "--start-index N (without --query) reads from character N",
+            "dim",
+        )
+    elif page.next_start_index is not None:
         more = page.total_length - page.next_start_index
         note(f"… {more} more characters: --start-index {page.next_start_index}", "dim")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Document", "Page"]
+__all__ = ["Document", "Page", "Passage"]
 
 
 class _Fetched(BaseModel):
@@ -33,8 +33,24 @@ class Document(_Fetched):
     total_length: int = 0
 
 
+class Passage(BaseModel):
+    """A part of the document a query page shows: `document.content[start:end]`, under `heading_path`."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    heading_path: list[str] = Field(default_factory=list)
+    """The headings it sits under, outermost first."""
+    score: float = 0.0
+    """How well it matches the query (BM25 and more); only comparable within one page."""
+
+
 class Page(_Fetched):
-    """A slice of a document: `content` holds characters `start_index` up to `next_start_index`."""
+    """A slice of a document: `content` holds characters `start_index` up to `next_start_index`.
+
+    With a query, `content` is instead the passages that best answer it, in document order,
+    each introduced by its `[start–end]` offsets and heading path, with `[… N characters left
+    out]` where the document goes on; `passages` lists them.
+    """
 
     content: str
     start_index: int = Field(ge=0)
@@ -45,16 +61,43 @@ class Page(_Fetched):
     """Pass as `start_index` to read on; None on the last page."""
     cached: bool = False
     """Served from the cache (no new request)."""
+    query: str | None = None
+    """The question the passages were chosen for; None for a plain slice."""
+    passages: list[Passage] = Field(default_factory=list)
+    left_out: int = Field(default=0, ge=0)
+    """Characters of the document this page does not show."""
+    tokens: int | None = None
+    """Tokens in `content`, counted with `tokenizer`, when a token budget was asked for."""
+    tokenizer: str | None = None
 
     @classmethod
-    def of(cls, document: Document, content: str, start_index: int, next_start: int | None, cached: bool) -> Page:
+    def of(
+        cls,
+        document: Document,
+        content: str,
+        start_index: int,
+        next_start: int | None,
+        cached: bool,
+        *,
+        query: str | None = None,
+        passages: list[Passage] | None = None,
+        left_out: int | None = None,
+        tokens: int | None = None,
+        tokenizer: str | None = None,
+    ) -> Page:
         fields = document.model_dump(exclude={"content", "total_length"})
+        left_out = document.total_length - len(content) if left_out is None else left_out
         return cls(
             **fields,
             content=content,
             start_index=start_index,
             total_length=document.total_length,
-            truncated=next_start is not None,
+            truncated=next_start is not None or (query is not None and left_out > 0),
             next_start_index=next_start,
             cached=cached,
+            query=query,
+            passages=passages or [],
+            left_out=left_out,
+            tokens=tokens,
+            tokenizer=tokenizer,
         )

@@ -1,14 +1,15 @@
 """`fetch(url)`: any URL to a page of clean text, safely, bounded, and paged from the cache.
 
-A `Fetcher` holds what fetches share — the guarded client, the cache, the SSRF policy
-— and a `Runtime` owns one. `fetch()` and `fetch_document()` take one (`fetcher=`), or
-build one for the call and close it afterwards.
+A `Fetcher` holds what fetches share — the guarded client, the cache, the SSRF policy,
+the tokenizer for budgets — and a `Runtime` owns one. `fetch()` and `fetch_document()`
+take one (`fetcher=`), or build one for the call and close it afterwards.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator
 
 import httpx
@@ -20,8 +21,9 @@ from weblens.errors import ToolTimeoutError, ToolValidationError
 from weblens.fetch.client import download, fetch_client, guard_for
 from weblens.fetch.document import Document, Page
 from weblens.fetch.extract import extract
-from weblens.fetch.paging import page_bounds
+from weblens.fetch.reading import read_page
 from weblens.fetch.robots import RobotsPolicy
+from weblens.fetch.tokens import TokenCounter, o200k
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
@@ -30,6 +32,7 @@ from weblens.policy.domains import DomainPolicy
 __all__ = ["Fetcher", "fetch", "fetch_document"]
 
 _NAMESPACE = "fetch"
+MAX_QUERY_CHARS = 1_000
 
 
 @contextlib.asynccontextmanager
@@ -49,6 +52,7 @@ class Fetcher(AsyncClosing):
     `client` should come from `weblens.net.guarded.guarded_client`; another client is
     checked before each hop but not pinned to the checked address. Without one, the
     fetcher builds its guarded client on first use and closes it in `aclose()`.
+    `tokenizer` counts `max_tokens` budgets; by default o200k_base, loaded on first use.
     """
 
     def __init__(
@@ -58,10 +62,12 @@ class Fetcher(AsyncClosing):
         cache: Cache,
         client: httpx.AsyncClient | None = None,
         resolver: Resolver | None = None,
+        tokenizer: TokenCounter | None = None,
         policy: DomainPolicy | None = None,
     ) -> None:
         self.settings = settings
         self.cache = cache
+        self._tokenizer = tokenizer
         self.guard = guard_for(settings.fetch, resolver)
         self.policy = policy if policy is not None else settings.policy.domains()
         self._own: LazyClient | None = None
@@ -93,6 +99,12 @@ class Fetcher(AsyncClosing):
     @property
     def http(self) -> httpx.AsyncClient:
         return self._http()
+
+    async def tokenizer(self) -> TokenCounter:
+        """What budgets are counted with; the default's first load takes about a second, off the loop."""
+        if self._tokenizer is None:
+            self._tokenizer = await asyncio.to_thread(o200k)
+        return self._tokenizer
 
     async def aclose(self) -> None:
         if self._own is not None:
@@ -164,6 +176,8 @@ class Fetcher(AsyncClosing):
         *,
         max_length: int | None = None,
         start_index: int = 0,
+        query: str | None = None,
+        max_tokens: int | None = None,
         raw: bool = False,
         timeout: float | None = None,
         respect_robots: bool | None = None,
@@ -174,6 +188,11 @@ class Fetcher(AsyncClosing):
             raise ToolValidationError("max_length must be a positive number of characters")
         if start_index < 0:
             raise ToolValidationError("start_index must not be negative")
+        if max_tokens is not None and max_tokens <= 0:
+            raise ToolValidationError("max_tokens must be a positive number of tokens")
+        query = " ".join(query.split()) if query else None
+        if query is not None and len(query) > MAX_QUERY_CHARS:
+            raise ToolValidationError(f"query must be at most {MAX_QUERY_CHARS} characters")
         document, cached = await self.document(
             url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache
         )
@@ -181,8 +200,21 @@ class Fetcher(AsyncClosing):
             raise ToolValidationError(
                 f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
             )
-        end, next_start = page_bounds(document.content, start_index, max_length or self.settings.fetch.max_length)
-        return Page.of(document, document.content[start_index:end], start_index, next_start, cached)
+        read = functools.partial(
+            read_page,
+            document,
+            cached,
+            start_index=start_index,
+            max_length=max_length,
+            default_length=self.settings.fetch.max_length,
+            query=query,
+            max_tokens=max_tokens,
+            query_tokens=self.settings.fetch.query_max_tokens,
+        )
+        if query is None and max_tokens is None:
+            return read()
+        # ranking and counting are CPU work on a document in hand: off the event loop
+        return await asyncio.to_thread(read, counter=await self.tokenizer())
 
 
 @contextlib.asynccontextmanager
@@ -226,6 +258,8 @@ async def fetch(
     *,
     max_length: int | None = None,
     start_index: int = 0,
+    query: str | None = None,
+    max_tokens: int | None = None,
     raw: bool = False,
     settings: Settings | None = None,
     client: httpx.AsyncClient | None = None,
@@ -239,8 +273,12 @@ async def fetch(
     """Fetch `url` and return one page of its text (markdown for HTML).
 
     `max_length` characters from `start_index` (default `fetch.max_length`); the page says
-    `total_length`, `truncated` and `next_start_index`. The extracted document is cached
-    (`fetch.cache_ttl_s`), so the next page costs no request. `timeout` may lower the
+    `total_length`, `truncated` and `next_start_index`. `max_tokens` bounds the page in
+    tokens instead (o200k_base; `max_length` then applies only when given too). With a
+    `query`, the page holds the passages of the document (from `start_index` on) that best
+    answer it, within `max_tokens` (default `fetch.query_max_tokens`), each with its
+    heading path and offsets (`page.passages`). The extracted document is cached
+    (`fetch.cache_ttl_s`), so the next page, or another query, costs no request. `timeout` may lower the
     configured total (`fetch.timeout`), never raise it. Pass `fetcher=runtime.fetcher`
     (a `weblens.Runtime`) to share its client and cache; otherwise a fetcher is built from
     `settings`, `client`, `cache` and `resolver` for this call and closed afterwards.
@@ -252,6 +290,8 @@ async def fetch(
             url,
             max_length=max_length,
             start_index=start_index,
+            query=query,
+            max_tokens=max_tokens,
             raw=raw,
             timeout=timeout,
             respect_robots=respect_robots,

@@ -6,7 +6,8 @@
 
 Pages: an article, plain text, markdown, JSON, a PDF, Windows-1251 and GBK pages, an
 empty JavaScript shell, an image, 404/500, redirects (a chain, a loop, one to a cloud
-metadata address), a slow drip, an oversized body and a gzip bomb.
+metadata address), a slow drip, an oversized body, a gzip bomb, and the long pages of
+`weblens.testing.long_pages` (a forum thread, a docs page, a product page, a listing).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
+from weblens.testing.long_pages import LONG_PAGES
 from weblens.testing.server import FakeServer, RecordedRequest, Reply
 
 __all__ = ["ARTICLE_PARAGRAPHS", "FirecrawlFake", "PageServer", "article_html", "gzip_bomb", "make_pdf"]
@@ -125,6 +127,8 @@ class PageServer(FakeServer):
         self.route("GET", "/redirect", self._redirect)
         self.route("GET", "/to-metadata", Reply(status=302, headers={"Location": "http://169.254.169.254/latest/"}))
         self.route("GET", "/loop", Reply(status=302, headers={"Location": "/loop"}))
+        for long_page in LONG_PAGES:
+            self.route("GET", long_page.path, Reply(body=long_page.html, content_type=html))
 
     @staticmethod
     def _redirect(request: RecordedRequest) -> Reply:

@@ -12,8 +12,11 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from weblens.context import ToolContext
-from weblens.errors import UnsupportedContentError
+from weblens.errors import ToolValidationError, UnsupportedContentError
 from weblens.fetch import Page
+from weblens.fetch.fetcher import MAX_QUERY_CHARS
+from weblens.fetch.selection import gap_marker
+from weblens.fetch.tokens import TOKENIZER_NAME
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Retry, Tool
@@ -31,9 +34,16 @@ __all__ = [
 # The tool's own deadline sits above fetch's total timeout so fetch reports its own, clearer error.
 _TOOL_MARGIN_S = 5.0
 _RETRY = Retry(max_attempts=2, delay=0.5)
+MIN_TOOL_TOKENS = 200
+"""Below this a result is mostly weblens' own framing."""
+# What a page wrote about itself is shown up to this many characters (its text is bounded apart).
+_META_CHARS = 300
 
 WEB_FETCH_DESCRIPTION = (
     "Fetch a web page, PDF, JSON or text file by URL and return its main content as markdown. "
+    "When you need something specific from a page, pass query (the question, in words the page would "
+    "use): you get only the passages that answer it, each with its section and character offsets, "
+    "instead of the page from the top. max_tokens bounds the size of the result. "
     "Long documents come in pages: the result says total_length and next_start_index; call again "
     "with start_index=next_start_index to read on (served from cache, no new download). "
     "Private and internal addresses are refused."
@@ -46,10 +56,35 @@ WEBFETCH_DESCRIPTION = (
 
 class WebFetchParams(BaseModel):
     url: str = Field(description="The http(s) URL to fetch")
+    query: str | None = Field(
+        default=None,
+        max_length=MAX_QUERY_CHARS,
+        description=(
+            "What you want to find out from the page, e.g. the user's question. Returns only the passages "
+            "that answer it (best first, shown in page order) instead of the page from the top; use it "
+            "for long pages. Another query on the same URL is served from cache."
+        ),
+    )
+    max_tokens: int | None = Field(
+        default=None,
+        ge=MIN_TOOL_TOKENS,
+        le=200_000,
+        description=(
+            f"Most tokens the result may take (counted with the {TOKENIZER_NAME} tokenizer); "
+            "default 2000 with a query, else the page is bounded by max_length"
+        ),
+    )
     max_length: int | None = Field(
         default=None, ge=1, le=1_000_000, description="Most characters to return (default 20000)"
     )
-    start_index: int = Field(default=0, ge=0, description="Character to start at; pass next_start_index to read on")
+    start_index: int = Field(
+        default=0,
+        ge=0,
+        description=(
+            "Character to start at: pass next_start_index to read on, or the first character of a gap "
+            "a query left out to read it"
+        ),
+    )
 
 
 class WebFetchUrlParams(BaseModel):
@@ -66,25 +101,45 @@ def untrusted_block(text: str, source: str) -> str:
     )
 
 
-def render_page(page: Page) -> str:
-    """What the model reads: where the text came from, which part it is, then the text."""
-    head = [f"URL: {page.final_url} (HTTP {page.status}, {page.content_type or 'unknown type'}, via {page.extractor})"]
+def _clipped(text: str) -> str:
+    return text if len(text) <= _META_CHARS else text[: _META_CHARS - 1] + "…"
+
+
+def _reading_guide(page: Page) -> list[str]:
+    """weblens' own words on what the page shows and how to read the rest."""
+    if page.query is not None and page.passages:
+        shown = page.total_length - page.left_out
+        return [
+            f"Passages for the query: {len(page.passages)}, {shown} of {page.total_length} characters "
+            f"({page.left_out} left out).",
+            f"Each passage opens with [start–end], its characters in the document, and its section; "
+            f"{gap_marker('N')} marks a gap. To read a gap, call again with start_index set to "
+            "its first character and no query; to look for something else, call again with another query "
+            "(no new download).",
+        ]
     end = page.start_index + len(page.content)
     span = f"Characters {page.start_index}–{end} of {page.total_length}."
     if page.next_start_index is not None:
         span += f" More follows: call again with start_index={page.next_start_index}."
-    head.append(span)
+    return [span]
+
+
+def render_page(page: Page) -> str:
+    """What the model reads: weblens' words on what this is and how to read on, then, inside
+    the fence, everything the server and the page wrote (address, type, title, byline, text)."""
+    head = [f"Fetched (HTTP {page.status}, text by {page.extractor}).", *_reading_guide(page)]
+    if page.tokens is not None:
+        head.append(f"Text: {page.tokens} tokens ({page.tokenizer}).")
     if page.note:
         head.append(f"Note: {page.note}")
-    # title, byline and date are written by the page too: they go inside the untrusted block
-    meta = [f"Title: {page.title}"] if page.title else []
+    meta = [f"URL: {_clipped(page.final_url)}", f"Content-Type: {_clipped(page.content_type or 'unknown')}"]
+    if page.title:
+        meta.append(f"Title: {_clipped(page.title)}")
     by = " · ".join(part for part in (page.byline, page.date) if part)
     if by:
-        meta.append(f"By: {by}")
-    if not page.content and not meta:
-        return "\n".join(head) + "\n\n(no text)"
-    inner = "\n".join(meta) + ("\n\n" if meta else "") + (page.content or "(no text)")
-    return "\n".join(head) + "\n\n" + untrusted_block(inner, page.final_url)
+        meta.append(f"By: {_clipped(by)}")
+    inner = "\n".join(meta) + "\n\n" + (page.content or "(no text)")
+    return "\n".join(head) + "\n\n" + untrusted_block(inner, "the fetched page")
 
 
 class FetchTool(Tool[Any]):
@@ -104,17 +159,45 @@ class FetchTool(Tool[Any]):
         super().__init__(**overrides)
         self._runtime = runtime
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
-        page = await self._runtime.fetcher.fetch(
+    async def _page(self, params: Any, max_tokens: int | None) -> Page:
+        return await self._runtime.fetcher.fetch(
             params.url,
             max_length=getattr(params, "max_length", None),
             start_index=getattr(params, "start_index", 0),
+            query=getattr(params, "query", None),
+            max_tokens=max_tokens,
         )
+
+    async def _within(self, params: Any, max_tokens: int) -> tuple[Page, str]:
+        """The page and its rendering, whose tokens, framing included, stay within `max_tokens`."""
+        counter = await self._runtime.fetcher.tokenizer()
+        budget = max_tokens
+        while True:
+            page = await self._page(params, budget)
+            text = render_page(page)
+            over = counter.count(text) - max_tokens
+            if over <= 0:
+                return page, text
+            budget -= over  # the framing's share: the document is cached, so asking again is cheap
+            if budget < 1:
+                raise ToolValidationError(
+                    f"max_tokens={max_tokens} leaves no room for the page's text after weblens' framing; "
+                    f"ask for more (at least {max_tokens - budget + MIN_TOOL_TOKENS // 2})"
+                )
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        max_tokens = getattr(params, "max_tokens", None)
+        if max_tokens is None:
+            page = await self._page(params, None)
+            text = render_page(page)
+        else:
+            page, text = await self._within(params, max_tokens)
         if self.empty_is_error and not page.content.strip():
             raise UnsupportedContentError(f"Failed to extract content from {page.final_url}: {page.note or 'empty'}")
-        brief = f"{page.title or page.final_url} ({page.total_length} chars{', cached' if page.cached else ''})"
+        size = f"{len(page.passages)} passages" if page.query is not None else f"{page.total_length} chars"
+        brief = f"{page.title or page.final_url} ({size}{', cached' if page.cached else ''})"
         return ToolResult.success(
-            render_page(page),
+            text,
             data=page.model_dump(mode="json"),
             sources=[Source(title=page.title, url=page.final_url)],
             brief=brief,
