@@ -56,7 +56,7 @@ def fetch_command(
     raw: Annotated[bool, typer.Option("--raw", help="The page source as sent, not extracted.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The result envelope as JSON.")] = False,
 ) -> None:
-    """Print a URL's main content as markdown (paged), or the passages that answer --query."""
+    """A URL's main content as markdown (paged), or the passages that answer --query."""
     settings = load_settings(as_json=as_json)
     target = with_scheme(url)
     if target != url.strip():
