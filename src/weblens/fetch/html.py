@@ -32,6 +32,9 @@ __all__ = ["SHELL_VISIBLE_CHARS", "HtmlExtract", "extract_html", "parse_html", "
 
 # Below this many visible characters a body is a shell (its content, if any, is built by scripts).
 SHELL_VISIBLE_CHARS = 200
+# When trafilatura's fast pass keeps less than this share of the visible words, its full cascade
+# (readability and jusText as second opinions) runs too: it rescues pages the fast pass cuts short.
+_SECOND_OPINION_SHARE = 0.2
 # The main-content pass keeping less than this share of the page's own text leaves the page's text in charge.
 _RECALL_FLOOR = 0.05
 # trafilatura spends up to ~0.4 ms an element on some shapes (250 000 bare <p>: minutes); the
@@ -45,10 +48,12 @@ _BYLINE_KEYS = ("author", "article:author", "byl", "dc.creator", "parsely-author
 _DATE_KEYS = (
     "article:published_time", "datepublished", "date", "dc.date", "pubdate", "publish-date", "og:updated_time",
 )  # fmt: skip
-# Linear patterns on trafilatura's own output (no nested or overlapping repetition).
+# A linear pattern on trafilatura's own output (no repetition at all).
 _UNDERLINE = re.compile(r"</?u>")
-_ESCAPED_UNDERSCORE = re.compile(r"(?<=\w)\\_(?=\w)")
 _INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "head")
+_VISIBLE_TEXT = etree.XPath(
+    "(//body|/*[not(//body)])//text()[not(" + " or ".join(f"ancestor::{tag}" for tag in _INVISIBLE) + ")]"
+)
 _NOT_PAGE_TEXT = ("nav", "header", "footer", "aside", "button", "select", "label", "dialog")
 _BLOCKS = frozenset(
     {"p", "div", "section", "article", "main", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
@@ -138,10 +143,9 @@ def _text_lines(root: etree._Element) -> str:
 
 
 def visible_text(tree: lxml_html.HtmlElement) -> str:
-    """The text a reader without JavaScript sees, spaces collapsed; strips invisible elements from `tree`."""
-    etree.strip_elements(tree, *_INVISIBLE, with_tail=False)
-    body = next(tree.iter("body"), None)
-    return " ".join(" ".join((body if body is not None else tree).itertext()).split())
+    """The text a reader without JavaScript sees, spaces collapsed (`tree` is left as it is: trafilatura
+    reads a page's JSON-LD, and a thread page without it loses its posts)."""
+    return " ".join(" ".join(_VISIBLE_TEXT(tree)).split())
 
 
 def visible_text_length(html: str) -> int:
@@ -151,23 +155,24 @@ def visible_text_length(html: str) -> int:
 
 
 def _page_text(tree: lxml_html.HtmlElement) -> str:
-    """Everything the page shows but its navigation, header, footer, asides and form controls."""
-    etree.strip_elements(tree, *_NOT_PAGE_TEXT, with_tail=False)
+    """Everything the page shows but its navigation, header, footer, asides and form controls (strips `tree`)."""
+    etree.strip_elements(tree, *_INVISIBLE, *_NOT_PAGE_TEXT, with_tail=False)
     body = next(tree.iter("body"), None)
     return _text_lines(body if body is not None else tree)
 
 
 def _clean_markdown(text: str) -> str:
-    return _ESCAPED_UNDERSCORE.sub("_", _UNDERLINE.sub("", text)).strip()
+    # trafilatura escapes every `_` (a word character: `snake\_case` is two words); other escapes are left
+    return _UNDERLINE.sub("", text).replace("\\_", "_").strip()
 
 
 def _words(text: str) -> int:
     return len(text.split())
 
 
-def _markdown(page: lxml_html.HtmlElement, url: str | None) -> str:
+def _markdown(page: lxml_html.HtmlElement, url: str | None, *, fast: bool = True) -> str:
     body = trafilatura.extract(
-        page, url=url, fast=True, include_comments=False, include_tables=True, output_format="markdown"
+        page, url=url, fast=fast, include_comments=False, include_tables=True, output_format="markdown"
     )
     return _clean_markdown(body or "")
 
@@ -210,6 +215,8 @@ def extract_html(html: str, url: str | None = None) -> HtmlExtract:
     if sum(1 for _ in tree.iter()) > _MAX_ELEMENTS:
         return HtmlExtract(_page_text(tree), title, byline, date, method="page-text", visible_chars=visible_chars)
     content, method = _markdown(tree, url), "trafilatura"
+    if _words(content) < _SECOND_OPINION_SHARE * _words(shown):
+        content = _markdown(tree, url, fast=False)
     if thread is not None and _covers(thread, content):
         content, method = thread, "thread"
     # the visible text bounds the page text: skip building it when it cannot win
