@@ -48,3 +48,13 @@ def test_invalid_json_is_shown_as_sent() -> None:
 
 def test_xml_is_text() -> None:
     assert extract(b"<rss><item>x</item></rss>", "application/rss+xml").content.startswith("<rss>")
+
+
+def test_the_pages_own_angle_bracket_text_survives_link_cleanup() -> None:
+    page = (
+        "<html><body><article><h1>HTML tags</h1><p>Use the &lt;u&gt; element sparingly: readers take underlined "
+        "words for links, and the &lt;u&gt; element means little of its own in modern documents.</p>"
+        "<p>Prefer emphasis, or a span with a class; the user_agent stylesheet draws the line.</p></article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+    assert "Use the \\<u> element sparingly" in content and "user_agent stylesheet" in content
