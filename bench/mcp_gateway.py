@@ -1,16 +1,17 @@
 """What the MCP gateway adds: `tools/call web_search` over streamable HTTP vs the same call in-process.
 
-Three processes, so no event loop competes with the one being measured: a fake
-DuckDuckGo with 50 ms latency, the gateway (`weblens mcp --transport http`, as a user
-runs it) and this one, which drives the official MCP client. Prints medians of rounds:
+Separate processes, so no event loop competes with the one being measured: the fake
+upstreams (DuckDuckGo: `bench/rawfake.py`, 50 ms latency), the gateway (`weblens mcp
+--transport http`, as a user runs it), a bare MCP SDK server with one `echo` tool (the
+floor: the SDK's own streamable HTTP, served the same way), and this one, which drives
+the official MCP client. Prints medians of rounds, the variants interleaved:
 
 - added latency of a `tools/call` over streamable HTTP, paired with the same
   `web_search` made in-process just before it (target < 5 ms)
-- calls/s with 32 concurrent client sessions, with the CPU each process spends per call
-  (the fake upstream's share shows it is not the bottleneck), and the same load on the
-  fake from httpx alone, for scale
-
-Search caching is off and every query is different, so each call reaches the upstream.
+- calls/s with 32 concurrent client sessions, with the CPU each process spends per call:
+  the bare SDK `echo` (the floor), `web_search` with every query different (each call
+  reaches the upstream), and a cached `web_search` (a second gateway with the cache on,
+  one repeated query: target >= 80 % of the echo's calls/s)
 
     .venv/bin/python bench/mcp_gateway.py [--tool get_weather|think] [--rounds N]
 """
@@ -26,13 +27,16 @@ if str(Path(__file__).resolve().parent) in map(str, (Path(p).resolve() for p in 
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import socket
 import statistics
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from itertools import count
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -44,6 +48,17 @@ from weblens.runtime import Runtime
 from weblens.tools import default_toolset
 from weblens.toolset import Toolset
 
+
+def _load_rawfake() -> ModuleType:
+    """bench/rawfake.py (this directory is off sys.path, see above)."""
+    spec = importlib.util.spec_from_file_location("bench_rawfake", Path(__file__).resolve().parent / "rawfake.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_rawfake = _load_rawfake()
 LATENCY_S = 0.05
 ROUNDS = 5
 SEQUENTIAL_CALLS = 30
@@ -54,29 +69,44 @@ _ids = count()
 
 
 def serve_upstreams() -> None:
-    """Child process: fake DuckDuckGo and Open-Meteo with the same latency."""
+    """Child process: a fake Open-Meteo (two requests per weather call, so half the latency)."""
     from weblens.testing.openmeteo import FakeOpenMeteo
-    from weblens.testing.providers import FakeDuckDuckGo
 
-    ddg = FakeDuckDuckGo(latency_s=LATENCY_S).start()
-    meteo = FakeOpenMeteo(latency_s=LATENCY_S / 2).start()  # two requests per weather call
-    print(ddg.url(), meteo.url(), flush=True)
+    meteo = FakeOpenMeteo(latency_s=LATENCY_S / 2).start()
+    print(meteo.url(), flush=True)
     sys.stdin.read()  # until the parent closes our stdin
 
 
-def environment(ddg_url: str, meteo_url: str, data_dir: str) -> dict[str, str]:
+def serve_echo(port: int) -> None:
+    """Child process: the bare SDK, one `echo` tool, streamable HTTP as weblens serves it (stateful, SSE)."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("echo")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        return text
+
+    asyncio.run(server.run_streamable_http_async(host="127.0.0.1", port=port, json_response=False))
+
+
+def environment(ddg_url: str, meteo_url: str, data_dir: str, *, cache: bool = False) -> dict[str, str]:
     return {
         "WEBLENS_DUCKDUCKGO_BASE_URL": ddg_url,
         "WEBLENS_DUCKDUCKGO_REQUESTS_PER_SECOND": "100000",
         "WEBLENS_SEARCH_PROVIDER": "duckduckgo",
         "WEBLENS_WEATHER_GEOCODING_BASE_URL": meteo_url,
         "WEBLENS_WEATHER_FORECAST_BASE_URL": meteo_url,
-        "WEBLENS_CACHE_ENABLED": "false",
+        "WEBLENS_CACHE_ENABLED": "true" if cache else "false",
         "WEBLENS_DATA_DIR": data_dir,
     }
 
 
 def arguments(tool: str) -> dict[str, Any]:
+    if tool == "echo":
+        return {"text": f"ping {next(_ids)}"}
+    if tool == "cached web_search":
+        return {"query": "lantern festival", "max_results": 5}
     if tool == "web_search":
         return {"query": f"lantern festival {next(_ids)}", "max_results": 5}
     if tool == "think":  # no upstream at all: the gateway's own floor
@@ -136,11 +166,13 @@ async def calls_per_second(url: str, tool: str, pids: dict[str, int]) -> tuple[f
     Returns calls/s and the CPU milliseconds per call of each process in `pids` and of this one.
     """
 
+    name = tool.removeprefix("cached ")
+
     async def one_client(ready: asyncio.Barrier) -> None:
         async with Client(url) as client:
             await ready.wait()
             for _ in range(CALLS_PER_CLIENT):
-                result = await client.call_tool(tool, arguments(tool))
+                result = await client.call_tool(name, arguments(tool))
                 assert not result.is_error, result.content
 
     # sessions are opened before the clock starts; the calls are what is measured
@@ -157,40 +189,55 @@ async def calls_per_second(url: str, tool: str, pids: dict[str, int]) -> tuple[f
     return calls / elapsed, cpu_ms
 
 
-async def httpx_calls_per_second(ddg_url: str) -> float:
-    """The same load on the fake upstream from httpx alone (no MCP, no weblens), for scale."""
-    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=CLIENTS)) as http:
+@dataclass
+class Target:
+    """One server under load: its URL, the tool called on it, and the processes whose CPU is counted."""
 
-        async def one_client() -> None:
-            for _ in range(CALLS_PER_CLIENT):
-                (await http.post(f"{ddg_url}/html/", data={"q": f"direct {next(_ids)}"})).raise_for_status()
-
-        started = time.perf_counter()
-        await asyncio.gather(*(one_client() for _ in range(CLIENTS)))
-        return CLIENTS * CALLS_PER_CLIENT / (time.perf_counter() - started)
+    url: str
+    tool: str
+    pids: dict[str, int]
 
 
-async def measure(url: str, ddg_url: str, tool: str, rounds: int, pids: dict[str, int]) -> None:
-    local = default_toolset(Runtime(settings=Settings(), cache=Cache(None, enabled=False)), enabled=[tool])
+async def measure(targets: dict[str, Target], tool: str, rounds: int) -> None:
+    async with Runtime(Settings(), cache=Cache(None, enabled=False)) as runtime:
+        await _measure(targets, tool, rounds, default_toolset(runtime, enabled=[tool]))
+
+
+async def _measure(targets: dict[str, Target], tool: str, rounds: int, local: Toolset) -> None:
     assert local.names == [tool], f"{tool} is not available in-process"
-    await wait_until_up(url)
-    added, rates, direct = [], [], []
-    cpu: dict[str, list[float]] = {}
+    for target in targets.values():
+        await wait_until_up(target.url)
+    added: list[float] = []
+    rates: dict[str, list[float]] = {name: [] for name in targets}
+    cpu: dict[str, dict[str, list[float]]] = {name: {} for name in targets}
     for _ in range(rounds):
-        added.append(await added_latency_ms(url, local, tool))
-        rate, cpu_ms = await calls_per_second(url, tool, pids)
-        rates.append(rate)
-        for name, ms in cpu_ms.items():
-            cpu.setdefault(name, []).append(ms)
-        if tool == "web_search":
-            direct.append(await httpx_calls_per_second(ddg_url))
-    print(f"MCP gateway, tools/call {tool} over streamable HTTP (upstream latency {LATENCY_S * 1e3:.0f} ms), "
-          f"medians of {rounds} rounds, {os.cpu_count()} cores:")
-    print(f"  added latency over the in-process call  {statistics.median(added):7.2f} ms     (target < 5 ms)")
-    print(f"  calls/s, {CLIENTS} concurrent sessions        {statistics.median(rates):7.1f}")
-    print("    CPU ms per call: " + ", ".join(f"{name} {statistics.median(v):.2f}" for name, v in cpu.items()))
-    if direct:
-        print(f"    httpx alone, same load on the fake     {statistics.median(direct):7.1f} req/s")
+        added.append(await added_latency_ms(targets[tool].url, local, tool))
+        for name, target in targets.items():  # interleaved, so load on the machine hits them alike
+            rate, cpu_ms = await calls_per_second(target.url, target.tool, target.pids)
+            rates[name].append(rate)
+            for process, ms in cpu_ms.items():
+                cpu[name].setdefault(process, []).append(ms)
+    print(f"MCP gateway, tools/call over streamable HTTP (upstream latency {LATENCY_S * 1e3:.0f} ms), "
+          f"medians of {rounds} rounds, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")
+    print(f"  {tool}: added latency over the in-process call  {statistics.median(added):7.2f} ms  (target < 5 ms)")
+    print(f"  calls/s with {CLIENTS} concurrent sessions:")
+    floor = statistics.median(rates[ECHO]) if ECHO in rates else None
+    for name in targets:
+        rate = statistics.median(rates[name])
+        share = f"  {rate / floor:5.0%} of the echo" if floor and name != ECHO else ""
+        print(f"    {name:<34} {rate:7.1f}{share}")
+        print("      CPU ms per call: " + ", ".join(f"{p} {statistics.median(v):.2f}" for p, v in cpu[name].items()))
+    if floor and CACHED in rates:
+        print("    (target: the cached web_search >= 80% of the echo)")
+        # the clients share the 2 cores: what the server itself spends per call bounds a server with cores to spare
+        server = {name: statistics.median(cpu[name]["gateway" if name != ECHO else "server"])
+                  for name in (ECHO, CACHED)}  # fmt: skip
+        print(f"  server CPU per call: the gateway's cached web_search {server[CACHED]:.2f} ms vs the bare echo "
+              f"{server[ECHO]:.2f} ms: {server[ECHO] / server[CACHED]:.0%} of the echo's calls per CPU-second")
+
+
+ECHO = "echo, bare MCP SDK (the floor)"
+CACHED = "cached web_search"
 
 
 def main() -> None:
@@ -198,32 +245,52 @@ def main() -> None:
     parser.add_argument("--tool", default="web_search", choices=["web_search", "get_weather", "think"])
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.serve:
         serve_upstreams()
         return
+    if options.serve_echo:
+        serve_echo(options.serve_echo)
+        return
+    processes: list[subprocess.Popen[str]] = []
+
+    def start(*command: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+        child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+        processes.append(child)
+        return child
+
     upstreams = subprocess.Popen(
         [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
-    gateway = None
     try:
         assert upstreams.stdout is not None
-        ddg_url, meteo_url = upstreams.stdout.readline().split()
-        with tempfile.TemporaryDirectory() as data_dir:
+        meteo_url = upstreams.stdout.readline().strip()
+        with _rawfake.spawn(LATENCY_S) as (ddg_url, ddg_pid), tempfile.TemporaryDirectory() as data_dir:
             env = environment(ddg_url, meteo_url, data_dir)
             os.environ.update(env)  # the in-process baseline reads the same settings
+            fakes = {"fake upstream": ddg_pid if options.tool == "web_search" else upstreams.pid}
+            targets: dict[str, Target] = {}
+            if options.tool == "web_search":
+                port = free_port()
+                echo = start(sys.executable, __file__, "--serve-echo", str(port))
+                targets[ECHO] = Target(f"http://127.0.0.1:{port}/mcp", "echo", {"server": echo.pid})
             port = free_port()
-            gateway = subprocess.Popen(
-                [sys.executable, "-m", "weblens", "mcp", "--transport", "http", "--port", str(port),
-                 "--tools", options.tool],
-                env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
-            pids = {"gateway": gateway.pid, "fake upstream": upstreams.pid}
-            asyncio.run(measure(f"http://127.0.0.1:{port}/mcp", ddg_url, options.tool, options.rounds, pids))
+            gateway = start(sys.executable, "-m", "weblens", "mcp", "--transport", "http", "--port", str(port),
+                            "--tools", options.tool, env={**os.environ, **env})  # fmt: skip
+            url = f"http://127.0.0.1:{port}/mcp"
+            targets[options.tool] = Target(url, options.tool, {"gateway": gateway.pid, **fakes})
+            if options.tool == "web_search":
+                port = free_port()
+                cached_env = environment(ddg_url, meteo_url, str(Path(data_dir) / "cached"), cache=True)
+                cached = start(sys.executable, "-m", "weblens", "mcp", "--transport", "http", "--port", str(port),
+                               "--tools", "web_search", env={**os.environ, **cached_env})  # fmt: skip
+                targets[CACHED] = Target(f"http://127.0.0.1:{port}/mcp", CACHED, {"gateway": cached.pid, **fakes})
+            asyncio.run(measure(targets, options.tool, options.rounds))
     finally:
-        if gateway is not None:
-            gateway.terminate()
-            gateway.wait(timeout=10)
+        for child in processes:
+            child.terminate()
+            child.wait(timeout=10)
         if upstreams.stdin is not None:
             upstreams.stdin.close()
         upstreams.wait(timeout=10)

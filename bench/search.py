@@ -1,33 +1,40 @@
 """What `web_search` adds on top of the upstream, against a fake DuckDuckGo with 50 ms latency.
 
-The fake server runs in a separate process, so its event loop does not compete with
-the one being measured. Prints medians of several rounds:
+The fake is `bench/rawfake.py`: a raw asyncio Protocol server in its own process, so it
+cannot be the bottleneck (a raw-socket client does 100 concurrent requests in ~1.2× one).
+Prints medians of several rounds, each figure next to its baseline from the same run:
 
-- added latency of `web_search` over a direct httpx call to the same endpoint (target < 2 ms)
-- 100 concurrent different searches relative to one search (target < 3x)
+- added latency of `web_search` over a direct call with weblens' own client (target < 2 ms)
+- 100 concurrent different searches relative to one search (target ≤ 3×) and the client
+  CPU per search in that burst (target ≤ 1 ms), for:
+  raw sockets (the floor), weblens' client alone, `web_search`, and `web_search` on
+  httpx's own connection pool (httpcore, what weblens used before: the baseline)
 - upstream calls for 100 concurrent identical searches (target 1)
 - cache-hit latency (target < 1 ms)
 
 DuckDuckGo's client-side rate limit (1 request/s by default) is raised for the run:
 the benchmark measures weblens, not the queue.
 
-    .venv/bin/python bench/search.py
+    .venv/bin/python bench/search.py [--rounds N]
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
+import os
 import statistics
-import subprocess
-import sys
 import time
+from collections.abc import Awaitable, Callable
 from itertools import count
 
 import httpx
 
+from rawfake import raw_request, spawn
 from weblens.cache import Cache
 from weblens.config import Settings
-from weblens.net import create_client
+from weblens.net import DEFAULT_LIMITS, create_client
 from weblens.runtime import Runtime
 from weblens.tools.search import SearchTool
 
@@ -37,31 +44,47 @@ SEQUENTIAL_CALLS = 40
 CONCURRENT = 100
 CACHE_HITS = 300
 _queries = count()
-
-
-def serve() -> None:
-    """Child process: a fake DuckDuckGo, plus /__count to read how many searches it answered."""
-    from weblens.testing import Reply
-    from weblens.testing.providers import FakeDuckDuckGo
-
-    fake = FakeDuckDuckGo(latency_s=LATENCY_S)
-    fake.route("GET", "/__count", lambda request: Reply(body={"count": fake.count("/html/")}))
-    fake.start()
-    print(fake.url(), flush=True)
-    sys.stdin.read()  # until the parent closes our stdin
+Call = Callable[[], Awaitable[object]]
 
 
 def unique(prefix: str) -> str:
     return f"{prefix} {next(_queries)}"
 
 
-def runtime(base_url: str, *, cache: bool) -> Runtime:
+_runtimes = contextlib.AsyncExitStack()
+"""Every runtime the benchmark builds, closed at the end (each owns its pooled client)."""
+
+
+def runtime(base_url: str, *, cache: bool, client: httpx.AsyncClient | None = None) -> Runtime:
     settings = Settings(
         duckduckgo={"base_url": base_url, "requests_per_second": 100_000},
         search={"provider": ["duckduckgo"]},
         cache={"enabled": cache},
     )
-    return Runtime(settings=settings, cache=Cache(None, enabled=cache))
+    built = Runtime(settings, cache=Cache(None, enabled=cache), client=client)
+    _runtimes.push_async_callback(built.aclose)
+    return built
+
+
+def search_call(tool: SearchTool, prefix: str) -> Call:
+    async def call() -> object:
+        result = await tool.execute({"query": unique(prefix)})
+        assert result.ok, result.text
+        return result
+
+    return call
+
+
+async def burst(call: Call) -> tuple[float, float]:
+    """(100 concurrent calls / one call, client CPU ms per call in the burst)."""
+    await call()  # warm: connections open, caches filled
+    started = time.perf_counter()
+    await call()
+    one = time.perf_counter() - started
+    cpu, started = time.process_time(), time.perf_counter()
+    await asyncio.gather(*(call() for _ in range(CONCURRENT)))
+    many = time.perf_counter() - started
+    return many / one, (time.process_time() - cpu) * 1e3 / CONCURRENT
 
 
 async def added_latency_ms(base_url: str, client: httpx.AsyncClient) -> float:
@@ -79,29 +102,6 @@ async def added_latency_ms(base_url: str, client: httpx.AsyncClient) -> float:
         through.append(time.perf_counter() - started)
         assert result.ok, result.text
     return statistics.median(t - d for d, t in zip(direct, through, strict=True)) * 1e3
-
-
-async def concurrency_ratio(base_url: str) -> float:
-    tool = SearchTool(runtime(base_url, cache=False))
-    await tool.execute({"query": "warm up"})
-    started = time.perf_counter()
-    assert (await tool.execute({"query": unique("one")})).ok
-    one = time.perf_counter() - started
-    started = time.perf_counter()
-    results = await asyncio.gather(*(tool.execute({"query": unique("many")}) for _ in range(CONCURRENT)))
-    many = time.perf_counter() - started
-    assert all(r.ok for r in results), next(r.text for r in results if not r.ok)
-    return many / one
-
-
-async def direct_concurrency_ratio(base_url: str, client: httpx.AsyncClient) -> float:
-    """The floor: the same 100 concurrent requests made with httpx alone."""
-    started = time.perf_counter()
-    (await client.post(f"{base_url}/html/", data={"q": unique("one")})).raise_for_status()
-    one = time.perf_counter() - started
-    started = time.perf_counter()
-    await asyncio.gather(*(client.post(f"{base_url}/html/", data={"q": unique("many")}) for _ in range(CONCURRENT)))
-    return (time.perf_counter() - started) / one
 
 
 async def identical_upstream_calls(base_url: str, client: httpx.AsyncClient) -> int:
@@ -127,34 +127,45 @@ async def cache_hit_ms(base_url: str) -> float:
     return statistics.median(times) * 1e3
 
 
-async def main(base_url: str) -> None:
-    added, ratios, floors, calls, hits = [], [], [], [], []
-    async with create_client() as client:
-        for _ in range(ROUNDS):
+async def main(base_url: str, rounds: int) -> None:
+    port = int(base_url.rsplit(":", 1)[1])
+    added, calls, hits = [], [], []
+    bursts: dict[str, list[tuple[float, float]]] = {}
+    async with _runtimes, create_client() as client, httpx.AsyncClient(limits=DEFAULT_LIMITS) as httpcore_pool:
+
+        async def direct() -> object:
+            return (await client.post(f"{base_url}/html/", data={"q": unique("direct")})).raise_for_status()
+
+        variants: dict[str, Call] = {
+            "raw sockets (the floor)": lambda: raw_request(port),
+            "weblens client alone": direct,
+            "web_search": search_call(SearchTool(runtime(base_url, cache=False)), "tool"),
+            "web_search on httpx's pool (before)": search_call(
+                SearchTool(runtime(base_url, cache=False, client=httpcore_pool)), "old"
+            ),
+        }
+        for _ in range(rounds):  # the variants interleave, so load on the machine hits them alike
+            for name, call in variants.items():
+                bursts.setdefault(name, []).append(await burst(call))
             added.append(await added_latency_ms(base_url, client))
-            ratios.append(await concurrency_ratio(base_url))
-            floors.append(await direct_concurrency_ratio(base_url, client))
             calls.append(await identical_upstream_calls(base_url, client))
             hits.append(await cache_hit_ms(base_url))
-    print(f"web_search vs direct httpx (upstream latency {LATENCY_S * 1e3:.0f} ms), medians of {ROUNDS} rounds:")
-    print(f"  added latency per search       {statistics.median(added):7.2f} ms   (target < 2 ms)")
-    print(f"  {CONCURRENT} concurrent / 1 search       {statistics.median(ratios):7.2f} x    (target < 3x)")
-    print(f"    same with httpx alone        {statistics.median(floors):7.2f} x    (the floor on this machine)")
-    print(f"  upstream calls, {CONCURRENT} identical   {statistics.median(calls):7.0f}      (target 1)")
-    print(f"  cache hit                      {statistics.median(hits):7.3f} ms   (target < 1 ms)")
+    print(f"web_search against a raw fake DuckDuckGo (latency {LATENCY_S * 1e3:.0f} ms), medians of {rounds} rounds, "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")  # fmt: skip
+    print(f"  added latency per search over weblens' client   {statistics.median(added):7.2f} ms   (target < 2 ms)")
+    print(f"  {CONCURRENT} concurrent different searches / 1:          ratio   client CPU ms/call")
+    for name, figures in bursts.items():
+        ratio = statistics.median(f[0] for f in figures)
+        cpu = statistics.median(f[1] for f in figures)
+        print(f"    {name:<40} {ratio:6.2f}x   {cpu:6.2f}")
+    print("    (targets for web_search: <= 3x, <= 1 ms CPU per search)")
+    print(f"  upstream calls, {CONCURRENT} identical searches     {statistics.median(calls):7.0f}      (target 1)")
+    print(f"  cache hit                                       {statistics.median(hits):7.3f} ms   (target < 1 ms)")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--serve"]:
-        serve()
-    else:
-        child = subprocess.Popen(
-            [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-        )
-        try:
-            assert child.stdout is not None
-            asyncio.run(main(child.stdout.readline().strip()))
-        finally:
-            if child.stdin is not None:
-                child.stdin.close()
-            child.wait(timeout=10)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    options = parser.parse_args()
+    with spawn(LATENCY_S) as (url, _pid):
+        asyncio.run(main(url, options.rounds))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).parent.parent / "src" / "weblens"
-CORE = ("weblens.errors", "weblens.redact", "weblens.result", "weblens.context", "weblens.tool",
+CORE = ("weblens.errors", "weblens.redact", "weblens.closing", "weblens.result", "weblens.context", "weblens.tool",
         "weblens.schema", "weblens.toolset")
 ABOVE_CORE = ("weblens.net", "weblens.cache", "weblens.config", "weblens.runtime", "weblens.search",
               "weblens.fetch", "weblens.weather", "weblens.tools", "weblens.mcp", "weblens.agent",

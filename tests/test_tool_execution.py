@@ -7,11 +7,12 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 from pydantic import BaseModel
 
 from weblens import CancelSignal, Retry, ToolContext, define_tool
-from weblens.net import error_for_status, shared_client, translate_errors
+from weblens.net import create_client, error_for_status, translate_errors
 from weblens.testing import FakeServer, Reply
 
 
@@ -27,10 +28,16 @@ async def server() -> AsyncIterator[FakeServer]:
         yield fake
 
 
-def http_tool(server: FakeServer, **options: Any) -> Any:
+@pytest.fixture
+async def client() -> AsyncIterator[httpx.AsyncClient]:
+    async with create_client() as made:
+        yield made
+
+
+def http_tool(server: FakeServer, client: httpx.AsyncClient, **options: Any) -> Any:
     async def get(params: Params) -> Any:
         with translate_errors("test upstream"):
-            response = await shared_client().get(server.url(params.path))
+            response = await client.get(server.url(params.path))
         if response.status_code >= 400:
             raise error_for_status(response.status_code, provider="test upstream", headers=response.headers)
         return response.json()
@@ -45,8 +52,8 @@ async def wait_for(predicate: Any, timeout: float = 3.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def test_timeout_closes_the_in_flight_request(server: FakeServer) -> None:
-    tool = http_tool(server, timeout=0.3)
+async def test_timeout_closes_the_in_flight_request(server: FakeServer, client: httpx.AsyncClient) -> None:
+    tool = http_tool(server, client, timeout=0.3)
     started = time.monotonic()
     result = await tool.execute({"path": "/slow"})
     assert time.monotonic() - started < 2
@@ -55,9 +62,9 @@ async def test_timeout_closes_the_in_flight_request(server: FakeServer) -> None:
     await wait_for(lambda: server.disconnects == 1)  # the server saw the client hang up
 
 
-async def test_retry_honours_retry_after_and_counts_attempts(server: FakeServer) -> None:
+async def test_retry_honours_retry_after_and_counts_attempts(server: FakeServer, client: httpx.AsyncClient) -> None:
     server.queue("/ok", Reply(status=429, headers={"Retry-After": "0.3"}), Reply(status=503))
-    tool = http_tool(server, retry=Retry(max_attempts=3, delay=0.01))
+    tool = http_tool(server, client, retry=Retry(max_attempts=3, delay=0.01))
     result = await tool.execute({"path": "/ok"})
     assert result.ok and result.data == {"ok": True}
     assert result.attempts == 3
@@ -65,32 +72,32 @@ async def test_retry_honours_retry_after_and_counts_attempts(server: FakeServer)
     assert second.received_at - first.received_at >= 0.28  # waited as Retry-After said
 
 
-async def test_retry_is_bounded_by_max_attempts(server: FakeServer) -> None:
+async def test_retry_is_bounded_by_max_attempts(server: FakeServer, client: httpx.AsyncClient) -> None:
     server.queue("/ok", *[Reply(status=500) for _ in range(5)])
-    result = await http_tool(server, retry=Retry(max_attempts=2, delay=0.01)).execute({"path": "/ok"})
+    result = await http_tool(server, client, retry=Retry(max_attempts=2, delay=0.01)).execute({"path": "/ok"})
     assert result.error is not None and result.error.code == "upstream_error"
     assert result.attempts == 2 and server.count("/ok") == 2
 
 
-async def test_non_retryable_failures_are_not_retried(server: FakeServer) -> None:
+async def test_non_retryable_failures_are_not_retried(server: FakeServer, client: httpx.AsyncClient) -> None:
     server.queue("/ok", Reply(status=401), Reply(status=200, body={}))
-    result = await http_tool(server, retry=Retry(max_attempts=3, delay=0.01)).execute({"path": "/ok"})
+    result = await http_tool(server, client, retry=Retry(max_attempts=3, delay=0.01)).execute({"path": "/ok"})
     assert result.error is not None and result.error.code == "not_configured"
     assert result.attempts == 1 and server.count("/ok") == 1
 
 
-async def test_no_retry_when_the_wait_would_pass_the_timeout(server: FakeServer) -> None:
+async def test_no_retry_when_the_wait_would_pass_the_timeout(server: FakeServer, client: httpx.AsyncClient) -> None:
     server.queue("/ok", Reply(status=429, headers={"Retry-After": "30"}))
     started = time.monotonic()
-    result = await http_tool(server, timeout=1, retry=Retry(max_attempts=3)).execute({"path": "/ok"})
+    result = await http_tool(server, client, timeout=1, retry=Retry(max_attempts=3)).execute({"path": "/ok"})
     assert time.monotonic() - started < 1
     assert result.error is not None and result.error.code == "rate_limited"
     assert result.error.retry_after_s == 30
 
 
-async def test_cancel_signal_ends_the_call_as_cancelled(server: FakeServer) -> None:
+async def test_cancel_signal_ends_the_call_as_cancelled(server: FakeServer, client: httpx.AsyncClient) -> None:
     signal = CancelSignal()
-    tool = http_tool(server)
+    tool = http_tool(server, client)
     asyncio.get_running_loop().call_later(0.2, signal.cancel, "user pressed stop")
     result = await tool.execute({"path": "/slow"}, ToolContext(cancel=signal))
     assert result.error is not None and result.error.code == "cancelled"
@@ -100,16 +107,16 @@ async def test_cancel_signal_ends_the_call_as_cancelled(server: FakeServer) -> N
     assert (await tool.execute({"path": "/ok"})).ok
 
 
-async def test_an_already_cancelled_signal_runs_nothing(server: FakeServer) -> None:
+async def test_an_already_cancelled_signal_runs_nothing(server: FakeServer, client: httpx.AsyncClient) -> None:
     signal = CancelSignal()
     signal.cancel()
-    result = await http_tool(server).execute({"path": "/ok"}, ToolContext(cancel=signal))
+    result = await http_tool(server, client).execute({"path": "/ok"}, ToolContext(cancel=signal))
     assert result.error is not None and result.error.code == "cancelled"
     assert server.count() == 0
 
 
-async def test_outside_cancellation_still_propagates(server: FakeServer) -> None:
-    task = asyncio.create_task(http_tool(server).execute({"path": "/slow"}))
+async def test_outside_cancellation_still_propagates(server: FakeServer, client: httpx.AsyncClient) -> None:
+    task = asyncio.create_task(http_tool(server, client).execute({"path": "/slow"}))
     await asyncio.sleep(0.1)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -1,34 +1,110 @@
-"""What built-in tools are made from: settings, the cache and the HTTP client, passed in."""
+"""The composition root: one `Runtime` per process owns every piece of shared state.
+
+Settings, the HTTP clients, the cache (with its single-flight), the rate limiters, the
+search router (with its breaker) and the fetcher are built here once and passed to the
+tools, so chat, `/mcp` and the CLI share one set of limits and one cache. Nothing else
+in weblens keeps state at module level. Build one and close it::
+
+    async with Runtime.from_settings() as runtime:
+        toolset = default_toolset(runtime)
+        ...
+
+A runtime belongs to one event loop (its HTTP connections do); clients are built on
+first use, so building a runtime is cheap.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import httpx
 
 from weblens.cache import Cache
+from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
-from weblens.net import shared_client
+from weblens.fetch import Fetcher
+from weblens.net import ClientGetter, LazyClient, getter_for
+from weblens.net.ratelimit import RateLimiters
+from weblens.net.ssrf import Resolver
+from weblens.search import SearchRouter
 
-__all__ = ["Runtime"]
+__all__ = ["Runtime", "using"]
 
 
-@dataclass
-class Runtime:
-    """The dependencies tool factories receive. Tests build one pointed at fake servers."""
+class Runtime(AsyncClosing):
+    """What tools are made from. Parts given to the constructor stay the caller's to close;
+    parts it builds (the cache file, the clients) are closed by `aclose()`.
 
-    settings: Settings
-    cache: Cache
-    client: httpx.AsyncClient | None = None
-    """An explicit client; None uses the process's pooled client for the running loop."""
-    extras: dict[str, object] = field(default_factory=dict)
+    `resolver` replaces the system resolver for fetches (tests map names to addresses).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        cache: Cache | None = None,
+        client: httpx.AsyncClient | None = None,
+        resolver: Resolver | None = None,
+    ) -> None:
+        self.settings = settings
+        self._own_cache = cache is None
+        self.cache = cache if cache is not None else Cache(settings.cache_path, enabled=settings.cache.enabled)
+        self._own_client: LazyClient | None = None
+        self._http: ClientGetter
+        if client is None:
+            self._http = self._own_client = LazyClient()
+        else:
+            self._http = getter_for(client)
+        self.resolver = resolver
+        self.limiters = RateLimiters()
+        self.router = SearchRouter(settings, client=self._http, cache=self.cache, limiters=self.limiters)
+        self.fetcher = Fetcher(settings, cache=self.cache, resolver=resolver)
+        self._closed = False
 
     @classmethod
-    def from_settings(cls, settings: Settings | None = None, *, client: httpx.AsyncClient | None = None) -> Runtime:
-        settings = settings or get_settings()
-        cache = Cache(settings.cache_path, enabled=settings.cache.enabled)
-        return cls(settings=settings, cache=cache, client=client)
+    def from_settings(
+        cls,
+        settings: Settings | None = None,
+        *,
+        client: httpx.AsyncClient | None = None,
+        resolver: Resolver | None = None,
+    ) -> Runtime:
+        """A runtime for `settings` (default: the environment, `.env` and the config file)."""
+        return cls(settings or get_settings(), client=client, resolver=resolver)
 
     @property
     def http(self) -> httpx.AsyncClient:
-        return self.client if self.client is not None else shared_client()
+        """The pooled client for upstream APIs (search providers, weather, Firecrawl)."""
+        return self._http()
+
+    @property
+    def client(self) -> ClientGetter:
+        """A getter for `http`, for parts that should build the client only when they call out."""
+        return self._http
+
+    def router_with(self, settings: Settings) -> SearchRouter:
+        """A router for other settings (e.g. one tool's own API key) sharing this runtime's
+        client, cache and rate limiters."""
+        return SearchRouter(settings, client=self._http, cache=self.cache, limiters=self.limiters)
+
+    async def aclose(self) -> None:
+        """Close what this runtime built; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        await self.fetcher.aclose()
+        if self._own_client is not None:
+            await self._own_client.aclose()
+        if self._own_cache:
+            self.cache.close()
+
+
+@asynccontextmanager
+async def using(runtime: Runtime | None, settings: Settings | None = None) -> AsyncIterator[Runtime]:
+    """`runtime`, or — for a tool or call given none — one built for this block and closed after it."""
+    if runtime is not None:
+        yield runtime
+        return
+    async with Runtime.from_settings(settings) as temporary:
+        yield temporary

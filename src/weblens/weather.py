@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from weblens.config import WeatherConfig, get_settings
 from weblens.errors import NotFoundError, ToolValidationError, UpstreamError
-from weblens.net import error_for_status, shared_client, translate_errors
+from weblens.net import create_client, error_for_status, translate_errors
 
 __all__ = [
     "MAX_DAYS",
@@ -277,14 +277,17 @@ async def get_weather(
 ) -> Weather:
     """Weather for a place name in any language: geocode it, then ask for the forecast.
 
-    `config` defaults to the `[weather]` settings, `client` to the shared pooled client.
+    `config` defaults to the `[weather]` settings; without `client` (a runtime's, say) one
+    is made for this call and closed after it.
     """
     config = config or get_settings().weather
-    client = client or shared_client()
     if not 0 <= days <= MAX_DAYS:
         raise ToolValidationError(
             f"days must be between 0 and {MAX_DAYS}",
             [{"field": "days", "message": f"must be between 0 and {MAX_DAYS}", "type": "range"}],
         )
+    if client is None:
+        async with create_client() as own:
+            return await get_weather(location, days=days, units=units, config=config, client=own)
     place = await geocode(location, config=config, client=client)
     return await forecast(place, days=days, units=units, config=config, client=client)

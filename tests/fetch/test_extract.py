@@ -54,7 +54,8 @@ def test_the_pages_own_angle_bracket_text_survives_link_cleanup() -> None:
     page = (
         "<html><body><article><h1>HTML tags</h1><p>Use the &lt;u&gt; element sparingly: readers take underlined "
         "words for links, and the &lt;u&gt; element means little of its own in modern documents.</p>"
-        "<p>Prefer emphasis, or a span with a class; the user_agent stylesheet draws the line.</p></article></body></html>"
+        "<p>Prefer emphasis, or a span with a class; the user_agent stylesheet draws the line.</p>"
+        "</article></body></html>"
     )
     content = extract(page.encode(), "text/html").content
     assert "Use the \\<u> element sparingly" in content and "user_agent stylesheet" in content

@@ -18,6 +18,7 @@ from weblens.errors import (
     ToolValidationError,
     UpstreamError,
 )
+from weblens.fetch.client import guard_for
 from weblens.fetch.firecrawl import FirecrawlClient
 from weblens.testing import Reply
 from weblens.testing.pages import FirecrawlFake
@@ -35,9 +36,16 @@ def firecrawl() -> Iterator[FirecrawlFake]:
         yield server
 
 
-def client_for(server: FirecrawlFake, key: str = "fc-test") -> FirecrawlClient:
-    settings = Settings(firecrawl={"api_key": key, "base_url": server.url()})
-    return FirecrawlClient(settings.firecrawl)
+DNS = {"example.com": ["93.184.216.34"], "internal.example": ["10.0.0.5"], "wiki.internal": ["10.0.0.7"]}
+
+
+async def resolver(host: str, port: int) -> list[str]:
+    return DNS[host]
+
+
+def client_for(server: FirecrawlFake, key: str = "fc-test", **fetch: object) -> FirecrawlClient:
+    settings = Settings(firecrawl={"api_key": key, "base_url": server.url()}, fetch=fetch)
+    return FirecrawlClient(settings.firecrawl, guard=guard_for(settings.fetch, resolver))
 
 
 async def test_scrape_returns_markdown_title_and_links(firecrawl: FirecrawlFake) -> None:
@@ -121,3 +129,30 @@ async def test_odd_metadata_is_tolerated_not_a_crash(firecrawl: FirecrawlFake, m
     firecrawl.queue("/v1/scrape", Reply(body={"success": True, "data": {"markdown": "# Hi", "metadata": metadata}}))
     page = await client_for(firecrawl).scrape("https://example.com/odd")
     assert (page.content, page.status_code, page.source_url) == ("# Hi", 200, "https://example.com/odd")
+
+
+REFUSED = {
+    "metadata": ("http://169.254.169.254/latest/meta-data/", BlockedError),
+    "GCP metadata, IPv6": ("http://[fd20:ce::254]/computeMetadata/v1/", BlockedError),
+    "loopback": ("http://127.0.0.1:8080/admin", BlockedError),
+    "loopback name": ("http://localhost/", BlockedError),
+    "a name resolving to a private address": ("https://internal.example/", BlockedError),
+    "a local file": ("file:///etc/passwd", ToolValidationError),
+    "javascript": ("javascript:alert(1)", ToolValidationError),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+async def test_urls_web_fetch_refuses_are_never_sent_to_firecrawl(firecrawl: FirecrawlFake, name: str) -> None:
+    url, error = REFUSED[name]
+    with pytest.raises(error):
+        await client_for(firecrawl).scrape(url)
+    assert firecrawl.requests == []
+
+
+async def test_allowed_hosts_open_the_same_doors_as_for_web_fetch(firecrawl: FirecrawlFake) -> None:
+    page = await client_for(firecrawl, allowed_hosts=["wiki.internal"]).scrape("https://wiki.internal/page")
+    assert page.status_code == 200
+    assert firecrawl.requests[0].json()["url"] == "https://wiki.internal/page"
+    with pytest.raises(BlockedError):  # metadata stays shut whatever is allowed
+        await client_for(firecrawl, allow_private=True).scrape("http://169.254.169.254/")

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import mcp.types as types
 import pytest
 
 from weblens.errors import UpstreamError
-from weblens.mcp.client import RemoteServer, RemoteTool
+from weblens.mcp.client import RemoteServer, RemoteTool, from_call_result
 from weblens.testing.openmeteo import FakeOpenMeteo
 from weblens.tools.think import Think
 from weblens.toolset import Toolset
@@ -125,3 +126,15 @@ async def test_any_stdio_server(tmp_path: Path) -> None:
         assert "the cloud is down" in failed.error.message
         missing = await toolset.call("notes_add_note", {})
         assert missing.error is not None and "title" in missing.error.message
+
+
+def test_remote_links_that_are_not_http_are_not_sources() -> None:
+    remote = types.CallToolResult(
+        content=[
+            types.TextContent(text="found"),
+            types.ResourceLink(uri="file:///etc/passwd", name="passwd"),
+            types.ResourceLink(uri="javascript:alert(1)", name="js"),
+            types.ResourceLink(uri="https://example.com/doc", name="doc"),
+        ]
+    )
+    assert [s.url for s in from_call_result(remote).sources] == ["https://example.com/doc"]

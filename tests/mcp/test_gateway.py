@@ -16,6 +16,7 @@ from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, ResourceLink, TextContent
 
+from weblens.testing import Reply
 from weblens.testing.openmeteo import FORECAST_PATH, FakeOpenMeteo
 from weblens.testing.pages import ARTICLE_PARAGRAPHS, PageServer
 from weblens.testing.providers import FakeBrave
@@ -111,6 +112,20 @@ async def check_web_search_results_and_sources(client: Client, up: Upstreams) ->
     assert up.brave.requests[-1].headers["x-subscription-token"] == up.brave.api_key
 
 
+async def check_web_search_gives_no_link_that_is_not_http(client: Client, up: Upstreams) -> None:
+    bad = ["javascript:alert(document.cookie)", "file:///etc/passwd", "data:text/html,<script>x</script>",
+           "http://[::1", "//evil.example/x", "https://"]  # fmt: skip
+    items = [{"title": f"bad {i}", "url": url, "description": "d"} for i, url in enumerate(bad)]
+    items.insert(3, {"title": "good", "url": "https://example.com/good", "description": "fine"})
+    up.brave.queue(up.brave.search_path, Reply(body={"type": "search", "web": {"results": items}}))
+    result = await client.call_tool("web_search", {"query": "links", "max_results": 10})
+    assert not result.is_error, text_of(result)
+    assert [str(b.uri) for b in result.content if isinstance(b, ResourceLink)] == ["https://example.com/good"]
+    data = result.structured_content or {}
+    assert [(r["url"], r["title"]) for r in data["results"]] == [("https://example.com/good", "good")]
+    assert "javascript:" not in text_of(result) and "file://" not in text_of(result)
+
+
 async def check_web_search_empty_query_is_refused(client: Client, up: Upstreams) -> None:
     result = await client.call_tool("web_search", {"query": ""})
     assert result.is_error and result.meta["weblens/error"]["code"] == "validation_error"
@@ -135,6 +150,7 @@ Check = Callable[[Client, FakeOpenMeteo], Awaitable[None]]
 CHECKS: list[Check] = [
     check_lists_tools_with_both_schemas,
     check_web_search_results_and_sources,
+    check_web_search_gives_no_link_that_is_not_http,
     check_web_search_empty_query_is_refused,
     check_web_fetch_reads_a_page,
     check_web_fetch_refuses_metadata_addresses,

@@ -20,6 +20,7 @@ from weblens.cli import app
 from weblens.errors import NotConfiguredError
 from weblens.mcp.client import RemoteServer
 from weblens.mcp.http import is_loopback, mcp_http_app
+from weblens.toolset import Toolset
 
 TOKEN = "s3cret-token-for-tests"
 INITIALIZE = {
@@ -118,8 +119,8 @@ def test_is_loopback(host: str, loopback: bool) -> None:
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.5", "::"])
 def test_refuses_a_reachable_address_without_a_token(gateway_settings: Callable[..., Any], host: str) -> None:
     with pytest.raises(NotConfiguredError, match="WEBLENS_MCP_TOKEN"):
-        mcp_http_app(gateway_settings(), host=host)
-    assert mcp_http_app(gateway_settings(mcp={"token": TOKEN}), host=host).app is not None
+        mcp_http_app(gateway_settings(), host=host, toolset=Toolset())
+    assert mcp_http_app(gateway_settings(mcp={"token": TOKEN}), host=host, toolset=Toolset()).app is not None
 
 
 def test_cli_refuses_a_reachable_address_without_a_token() -> None:

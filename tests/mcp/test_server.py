@@ -108,3 +108,10 @@ def test_enable_list_and_unavailable_tools(caplog: pytest.LogCaptureFixture) -> 
 
 def test_default_enable_list_is_search_fetch_weather() -> None:
     assert Settings().mcp.tools == ["web_search", "web_fetch", "get_weather"]
+
+
+def test_only_http_sources_become_resource_links() -> None:
+    sources = [Source(title="ok", url="https://example.com/a"), Source(title="js", url="javascript:alert(1)"),
+               Source(title="file", url="file:///etc/passwd"), Source(title="broken", url="http://[::1")]  # fmt: skip
+    result = to_call_result(Think(), ToolResult.success("t", data={"x": 1}, sources=sources))
+    assert [str(b.uri) for b in result.content if isinstance(b, ResourceLink)] == ["https://example.com/a"]

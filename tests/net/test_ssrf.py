@@ -51,6 +51,7 @@ BLOCKED = {
     "metadata AWS ECS credentials": "http://169.254.170.2/v2/credentials/",
     "metadata AWS EKS Pod Identity": "http://169.254.170.23/v1/credentials",
     "metadata AWS EKS Pod Identity IPv6": "http://[fd00:ec2::23]/v1/credentials",
+    "metadata GCP IPv6": "http://[fd20:ce::254]/computeMetadata/v1/",
 }
 METADATA = [name for name in BLOCKED if name.startswith("metadata")]
 

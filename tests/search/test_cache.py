@@ -5,7 +5,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from weblens.config import Settings
-from weblens.search import search
+from weblens.search import SearchRouter, search
 from weblens.testing.providers import FakeDuckDuckGo, FakeSearxng
 
 Make = Callable[..., Settings]
@@ -50,7 +50,8 @@ async def test_key_ignores_which_provider_answered(
 async def test_identical_concurrent_searches_share_one_upstream_call(make_settings: Make, tmp_path: Path) -> None:
     async with FakeDuckDuckGo(latency_s=0.2) as ddg:
         settings = _cached(make_settings, ddg, tmp=tmp_path)
-        responses = await asyncio.gather(*(search("same", settings=settings) for _ in range(10)))
+        async with SearchRouter.from_settings(settings) as router:
+            responses = await asyncio.gather(*(search("same", router=router) for _ in range(10)))
     assert ddg.count() == 1
     assert all(r.results == responses[0].results for r in responses)
 

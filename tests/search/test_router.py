@@ -16,24 +16,24 @@ Make = Callable[..., Settings]
 
 
 def test_automatic_order_keeps_configured_providers_only() -> None:
-    assert SearchRouter(Settings()).order() == ["duckduckgo"]
+    assert SearchRouter.from_settings(Settings()).order() == ["duckduckgo"]
     settings = Settings(tavily={"api_key": "k"}, brave={"api_key": "k"}, searxng={"base_url": "http://x"})
-    assert SearchRouter(settings).order() == ["tavily", "brave", "searxng", "duckduckgo"]
-    assert SearchRouter(Settings(serper={"api_key": "k"})).order() == ["serper", "duckduckgo"]
+    assert SearchRouter.from_settings(settings).order() == ["tavily", "brave", "searxng", "duckduckgo"]
+    assert SearchRouter.from_settings(Settings(serper={"api_key": "k"})).order() == ["serper", "duckduckgo"]
 
 
 def test_config_order_and_argument_win(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WEBLENS_SEARCH_PROVIDER", "duckduckgo, brave")
-    router = SearchRouter(Settings(tavily={"api_key": "k"}))
+    router = SearchRouter.from_settings(Settings(tavily={"api_key": "k"}))
     assert router.order() == ["duckduckgo", "brave"]
     assert router.order("tavily") == ["tavily"]
 
 
 def test_unknown_provider_names() -> None:
     with pytest.raises(ToolValidationError, match="choose from brave"):
-        SearchRouter(Settings()).order("bing")
+        SearchRouter.from_settings(Settings()).order("bing")
     with pytest.raises(NotConfiguredError, match="WEBLENS_SEARCH_PROVIDER"):
-        SearchRouter(Settings(search={"provider": ["bing"]})).order()
+        SearchRouter.from_settings(Settings(search={"provider": ["bing"]})).order()
 
 
 async def test_tavily_first_when_configured(tavily: FakeTavily, brave: FakeBrave, make_settings: Make) -> None:
@@ -83,7 +83,7 @@ async def test_breaker_skips_a_failing_provider_then_tries_again(
     searxng: FakeSearxng, ddg: FakeDuckDuckGo, make_settings: Make
 ) -> None:
     settings = make_settings(searxng, ddg, search={"breaker_failures": 2, "breaker_cooldown_s": 0.3})
-    router = SearchRouter(settings)
+    router = SearchRouter.from_settings(settings)
     searxng.fail(500, {"error": "search error"}, times=2)
     for _ in range(2):
         assert (await router.search(make_request(query="q"))).provider == "duckduckgo"
@@ -97,7 +97,7 @@ async def test_breaker_skips_a_failing_provider_then_tries_again(
 
 
 async def test_missing_key_does_not_trip_the_breaker(ddg: FakeDuckDuckGo, make_settings: Make) -> None:
-    router = SearchRouter(make_settings(ddg, search={"breaker_failures": 1}))
+    router = SearchRouter.from_settings(make_settings(ddg, search={"breaker_failures": 1}))
     for _ in range(3):
         with pytest.raises(NotConfiguredError, match="BRAVE_API_KEY"):
             await router.search(make_request(query="q"), provider="brave")

@@ -20,6 +20,10 @@ from weblens.tools.fetch import FetchTool, WebFetch
 from weblens.tools.firecrawl import firecrawl_tool
 
 
+async def public_dns(host: str, port: int) -> list[str]:
+    return {"example.com": ["93.184.216.34"]}[host]
+
+
 @pytest.fixture
 def pages() -> Iterator[PageServer]:
     with PageServer() as server:
@@ -99,7 +103,7 @@ async def test_firecrawl_title_and_links_sit_inside_the_boundary() -> None:
             "metadata": {"title": "TITLE-INJECTION", "sourceURL": "https://example.com/", "statusCode": 200},
         }
         server.queue("/v1/scrape", Reply(body={"success": True, "data": data}))
-        runtime = Runtime(settings=Settings(firecrawl={"base_url": server.url()}), cache=Cache(None))
+        runtime = Runtime(Settings(firecrawl={"base_url": server.url()}), cache=Cache(None), resolver=public_dns)
         tool = firecrawl_tool(api_key="fc-test", runtime=runtime)
         result = await tool.execute({"url": "https://example.com/", "include_links": True})
         assert result.ok, result.error
@@ -156,7 +160,7 @@ def test_catalog_has_fetch_tools_and_firecrawl_only_with_a_key() -> None:
 
 async def test_firecrawl_tool_seed_contract() -> None:
     async with FirecrawlFake() as server:
-        runtime = Runtime(settings=Settings(firecrawl={"base_url": server.url()}), cache=Cache(None))
+        runtime = Runtime(Settings(firecrawl={"base_url": server.url()}), cache=Cache(None), resolver=public_dns)
         tool = firecrawl_tool(api_key="fc-secret", formats=["markdown"], timeout=20, runtime=runtime)
         assert tool.json_schema["properties"]["include_links"]["type"] == "boolean"
         result = await tool.execute({"url": "https://example.com/page", "includeLinks": True})
@@ -177,8 +181,9 @@ async def test_firecrawl_tool_keeps_an_explicit_key_out_of_errors() -> None:
     async with FirecrawlFake() as server:
         key = "fc-passed-in-not-configured-7f3a"
         server.queue("/v1/scrape", Reply(status=401, body={"success": False, "error": f"Invalid token {key}"}))
-        runtime = Runtime(settings=Settings(firecrawl={"base_url": server.url()}), cache=Cache(None))
-        result = await firecrawl_tool(api_key=key, runtime=runtime).execute({"url": "https://example.com/"})
+        runtime = Runtime(Settings(firecrawl={"base_url": server.url()}), cache=Cache(None), resolver=public_dns)
+        tool = firecrawl_tool(api_key=key, runtime=runtime)
+        result = await tool.execute({"url": "https://example.com/"})
         assert result.error is not None and result.error.code == "not_configured"
         assert key not in result.error.message and key not in result.text
         assert "Invalid token ***" in result.error.message
@@ -199,3 +204,16 @@ def test_cli_fetch_errors_without_traceback(pages: PageServer) -> None:
     out = CliRunner().invoke(app, ["fetch", pages.url("/article")])
     assert out.exit_code == 1
     assert "blocked" in out.output and "Traceback" not in out.output
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [("http://169.254.169.254/latest/meta-data/", "blocked"), ("http://127.0.0.1:6379/", "blocked"),
+     ("file:///etc/passwd", "validation_error")],
+)  # fmt: skip
+async def test_firecrawl_tool_refuses_what_web_fetch_refuses(url: str, code: str) -> None:
+    async with FirecrawlFake() as server:
+        runtime = Runtime(settings=Settings(firecrawl={"base_url": server.url()}), cache=Cache(None))
+        result = await firecrawl_tool(api_key="fc-test", runtime=runtime).execute({"url": url})
+        assert result.error is not None and result.error.code == code, result.text
+        assert server.requests == []  # nothing was sent to Firecrawl

@@ -34,6 +34,8 @@ from weblens.app.sessions import TITLE_MAX_CHARS, SessionStore
 from weblens.config import Settings
 from weblens.errors import NotConfiguredError, NotFoundError
 from weblens.mcp.http import MCP_PATH, is_loopback, is_wildcard, mcp_mount, security_settings
+from weblens.runtime import Runtime
+from weblens.tools.catalog import default_toolset
 from weblens.toolset import Toolset
 
 __all__ = ["create_app"]
@@ -234,17 +236,12 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     return _error(404, exc.code, exc.message)
 
 
-def _chat_service(settings: Settings, store: SessionStore, toolset: Toolset | None) -> tuple[ChatService | None, str]:
-    """The chat service, or None and why (no model configured)."""
+def _chat_service(settings: Settings, store: SessionStore, toolset: Toolset) -> tuple[ChatService | None, str]:
+    """The chat service over a view of `toolset` (`llm.tools`), or None and why (no model configured)."""
     try:
         model = ChatModel.from_settings(settings)
     except NotConfiguredError as exc:
         return None, exc.message
-    if toolset is None:
-        from weblens.runtime import Runtime
-        from weblens.tools.catalog import default_toolset
-
-        toolset = default_toolset(Runtime.from_settings(settings))
     agent = Agent(model, toolset, enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
     return ChatService(store, agent), ""
 
@@ -260,10 +257,18 @@ def _compose(lifespans: list[Lifespan]) -> Lifespan:
     return lifespan
 
 
-def create_app(settings: Settings, *, toolset: Toolset | None = None) -> Starlette:
-    """Build the server app from settings; `toolset` replaces the built-in tools (tests, embedding)."""
+def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: Runtime | None = None) -> Starlette:
+    """Build the server app from settings.
+
+    One toolset serves both faces: chat sees `llm.tools` of it, `/mcp` sees `mcp.tools`, so
+    a search through either shares one router, cache and set of rate limits. Without
+    `runtime` the app builds one and closes it at shutdown; `toolset` replaces the built-in
+    tools (tests, embedding)."""
+    own_runtime = runtime is None
+    runtime = runtime if runtime is not None else Runtime.from_settings(settings)
+    tools = toolset if toolset is not None else default_toolset(runtime)
     store = SessionStore(settings.sessions_path)
-    chat, why = _chat_service(settings, store, toolset)
+    chat, why = _chat_service(settings, store, tools)
     api = _Api(settings, store, chat, why)
 
     @asynccontextmanager
@@ -274,6 +279,8 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None) -> Starlet
             if chat is not None and isinstance(chat.agent.model, ChatModel):
                 await chat.agent.model.aclose()
             store.close()
+            if own_runtime:
+                await runtime.aclose()
 
     routes: list[BaseRoute] = [
         Route("/health", health),
@@ -288,7 +295,7 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None) -> Starlet
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     lifespans: list[Lifespan] = [chat_lifespan]
-    mcp = mcp_mount(settings, toolset=toolset)
+    mcp = mcp_mount(settings, toolset=tools)
     if mcp is not None:
         routes.append(Route(MCP_PATH, mcp.app))
         lifespans.append(mcp.app_lifespan)
@@ -299,6 +306,8 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None) -> Starlet
         exception_handlers={_BadRequest: _bad_request, NotFoundError: _not_found},
     )
     app.state.settings = settings
+    app.state.runtime = runtime
+    app.state.toolset = tools
     app.state.sessions = store
     app.state.chat = chat
     return app

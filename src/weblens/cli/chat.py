@@ -88,12 +88,12 @@ async def _run(question: str | None) -> bool:
 
     settings = get_settings()
     model = ChatModel.from_settings(settings)
-    toolset = default_toolset(Runtime.from_settings(settings))
-    agent = Agent(model, toolset, enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
-    try:
-        return await _converse(agent, question)
-    finally:
-        await model.aclose()
+    async with Runtime.from_settings(settings) as runtime:
+        agent = Agent(model, default_toolset(runtime), enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
+        try:
+            return await _converse(agent, question)
+        finally:
+            await model.aclose()
 
 
 @app.command()

@@ -12,14 +12,10 @@ from weblens.cli.output import console, emit, fail_from
 from weblens.config import Settings, get_settings
 from weblens.errors import WeblensError
 from weblens.fetch import Page, fetch
-from weblens.fetch.client import close_clients
 
 
 async def _fetch(url: str, max_length: int | None, start_index: int, raw: bool, settings: Settings) -> Page:
-    try:
-        return await fetch(url, max_length=max_length, start_index=start_index, raw=raw, settings=settings)
-    finally:
-        await close_clients()
+    return await fetch(url, max_length=max_length, start_index=start_index, raw=raw, settings=settings)
 
 
 @app.command("fetch")

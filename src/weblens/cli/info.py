@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 import typer
@@ -29,9 +30,11 @@ def tools(
     if format not in FORMATS:
         raise typer.BadParameter(f"choose one of {', '.join(FORMATS)}", param_hint="--format")
     try:
-        toolset = default_toolset(Runtime.from_settings())
+        runtime = Runtime.from_settings()
     except WeblensError as exc:
         fail_from(exc)
+    toolset = default_toolset(runtime)
+    asyncio.run(runtime.aclose())  # listing tools builds no client; this closes the cache file
     if format != "table":
         emit(toolset.schemas(format), True, lambda: None)
         return

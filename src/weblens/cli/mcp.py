@@ -35,19 +35,23 @@ def mcp(
     from weblens.mcp.server import create_server, gateway_toolset, serve_stdio
     from weblens.runtime import Runtime
 
+    async def stdio(runtime: Runtime, enabled: list[str] | None) -> None:
+        async with runtime:
+            await serve_stdio(create_server(gateway_toolset(runtime, enabled)))
+
     try:
         settings = get_settings()
         enabled = [name.strip() for name in tools.split(",") if name.strip()] if tools is not None else None
-        toolset = gateway_toolset(Runtime.from_settings(settings), enabled)
         if transport is Transport.stdio:
-            asyncio.run(serve_stdio(create_server(toolset)))
+            asyncio.run(stdio(Runtime.from_settings(settings), enabled))
             return
         bind = host or settings.server.host
-        application = standalone_app(settings, host=bind, toolset=toolset)
+        application = standalone_app(settings, host=bind, enabled=enabled)
     except WeblensError as exc:
         fail_from(exc)
     import uvicorn
 
     port = settings.server.port if port is None else port
-    err_console.print(f"weblens MCP on http://{bind}:{port}{MCP_PATH} (tools: {', '.join(toolset.names) or 'none'})")
+    names = ", ".join(application.state.toolset.names) or "none"
+    err_console.print(f"weblens MCP on http://{bind}:{port}{MCP_PATH} (tools: {names})")
     uvicorn.run(application, host=bind, port=port, log_level="warning")

@@ -11,6 +11,7 @@ from weblens.cli import app
 from weblens.cli.output import emit_result, fail_from
 from weblens.config import get_settings
 from weblens.errors import WeblensError
+from weblens.result import ToolResult
 from weblens.weather import MAX_DAYS
 
 
@@ -25,9 +26,12 @@ def weather(
     from weblens.runtime import Runtime
     from weblens.tools.weather import GetWeather
 
+    async def run(runtime: Runtime) -> ToolResult:
+        async with runtime:
+            return await GetWeather(runtime).execute({"location": location, "days": days, "units": units})
+
     try:
-        tool = GetWeather(Runtime.from_settings(get_settings()))
+        runtime = Runtime.from_settings(get_settings())
     except WeblensError as exc:
         fail_from(exc)
-    result = asyncio.run(tool.execute({"location": location, "days": days, "units": units}))
-    emit_result(result, as_json)
+    emit_result(asyncio.run(run(runtime)), as_json)

@@ -11,9 +11,9 @@ import types
 from typing import Any
 
 from weblens.fetch.document import Document, Page
-from weblens.fetch.fetcher import fetch, fetch_document
+from weblens.fetch.fetcher import Fetcher, fetch, fetch_document
 
-__all__ = ["Document", "Page", "fetch", "fetch_document"]
+__all__ = ["Document", "Fetcher", "Page", "fetch", "fetch_document"]
 
 
 class _CallableModule(types.ModuleType):

@@ -7,8 +7,6 @@ applies to the decompressed size: a gzip bomb stops at the cap.
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,17 +26,13 @@ from weblens.net import parse_retry_after, translate_errors
 from weblens.net.guarded import guarded_client, is_guarded
 from weblens.net.ssrf import Resolver, SsrfGuard, default_port
 
-__all__ = ["Downloaded", "close_clients", "download", "fetch_client", "guard_for", "read_capped"]
+__all__ = ["Downloaded", "download", "fetch_client", "guard_for", "read_capped"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ACCEPT = "text/html,application/xhtml+xml,text/plain,text/markdown,application/json,application/pdf;q=0.9,*/*;q=0.5"
 _HEADERS = {"Accept": _ACCEPT, "Accept-Encoding": "gzip, deflate"}
 _GZIP_OR_ZLIB = 47  # zlib wbits: accept a gzip or a zlib header
 RobotsCheck = Callable[[httpx.URL], Awaitable[None]]
-
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[object, ...], httpx.AsyncClient]] = (
-    weakref.WeakKeyDictionary()
-)
 
 
 @dataclass
@@ -54,30 +48,15 @@ def guard_for(config: FetchConfig, resolver: Resolver | None = None) -> SsrfGuar
     return SsrfGuard(allow_private=config.allow_private, allowed_hosts=config.allowed_hosts, resolver=resolver)
 
 
-def fetch_client(config: FetchConfig, resolver: Resolver | None = None) -> httpx.AsyncClient:
-    """The pooled guarded client for these settings on the running event loop."""
-    key = (
-        config.allow_private, tuple(config.allowed_hosts), config.user_agent, config.proxy,
-        config.timeout, config.connect_timeout, resolver,
-    )  # fmt: skip
-    per_loop = _clients.setdefault(asyncio.get_running_loop(), {})
-    client = per_loop.get(key)
-    if client is None or client.is_closed:
-        client = guarded_client(
-            guard_for(config, resolver),
-            timeout_s=config.timeout,
-            connect_timeout_s=config.connect_timeout,
-            user_agent=config.user_agent,
-            proxy=config.proxy,
-        )
-        per_loop[key] = client
-    return client
-
-
-async def close_clients() -> None:
-    """Close the pooled fetch clients of the running loop (before a short-lived loop ends)."""
-    for client in _clients.pop(asyncio.get_running_loop(), {}).values():
-        await client.aclose()
+def fetch_client(config: FetchConfig, guard: SsrfGuard) -> httpx.AsyncClient:
+    """A new pooled client for these settings whose every connection passes `guard`."""
+    return guarded_client(
+        guard,
+        timeout_s=config.timeout,
+        connect_timeout_s=config.connect_timeout,
+        user_agent=config.user_agent,
+        proxy=config.proxy,
+    )
 
 
 def _status_error(status: int, url: str, headers: httpx.Headers) -> WeblensError:

@@ -26,7 +26,9 @@ from weblens.errors import (
     UpstreamError,
     WeblensError,
 )
-from weblens.net import parse_retry_after, shared_client, translate_errors
+from weblens.net import HttpSource, create_client, getter_for, parse_retry_after, translate_errors
+from weblens.net.ssrf import SsrfGuard
+from weblens.net.urls import web_url
 from weblens.redact import redact_text, register_secret
 
 __all__ = ["FirecrawlClient", "FirecrawlPage"]
@@ -85,10 +87,18 @@ def _api_error(response: httpx.Response) -> WeblensError:
 class FirecrawlClient:
     """POST {base_url}/v1/scrape with a Bearer key; returns the page or raises a WeblensError.
 
-    `client` None means the process's pooled client (taken when a call runs, on its loop)."""
+    Without `client` (a runtime's, say) each call makes a client and closes it after.
+    `guard` is the fetch policy (`weblens.fetch.client.guard_for(settings.fetch)`): a URL
+    web_fetch would refuse (metadata, loopback, private, `file:`) is never sent to Firecrawl.
+    Without one, the strict default applies."""
 
     def __init__(
-        self, config: FirecrawlConfig, client: httpx.AsyncClient | None = None, *, api_key: str | None = None
+        self,
+        config: FirecrawlConfig,
+        client: HttpSource | None = None,
+        *,
+        api_key: str | None = None,
+        guard: SsrfGuard | None = None,
     ) -> None:
         key = api_key or (config.api_key.get_secret_value() if config.api_key else None)
         if not key:
@@ -96,7 +106,15 @@ class FirecrawlClient:
         register_secret(key)  # a key passed in (not from settings) must be masked in errors too
         self._key = key
         self._config = config
-        self._client = client
+        self._client = getter_for(client) if client is not None else None
+        self._guard = guard or SsrfGuard()
+
+    async def _post(self, endpoint: str, payload: dict[str, Any], *, timeout: float) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {self._key}"}
+        if self._client is not None:
+            return await self._client().post(endpoint, json=payload, headers=headers, timeout=timeout)
+        async with create_client() as own:
+            return await own.post(endpoint, json=payload, headers=headers, timeout=timeout)
 
     async def scrape(
         self,
@@ -106,6 +124,7 @@ class FirecrawlClient:
         include_links: bool = False,
         timeout_s: float | None = None,
     ) -> FirecrawlPage:
+        await self._guard.check_target(url)
         wanted = list(dict.fromkeys(_FORMATS.get(f, f) for f in formats)) or ["markdown"]
         if include_links and "links" not in wanted:
             wanted.append("links")
@@ -113,12 +132,7 @@ class FirecrawlClient:
         payload = {"url": url, "formats": wanted, "timeout": int(limit * _MS)}
         endpoint = self._config.base_url.rstrip("/") + _SCRAPE_PATH
         with translate_errors("Firecrawl"):
-            response = await (self._client or shared_client()).post(
-                endpoint,
-                json=payload,
-                headers={"Authorization": f"Bearer {self._key}"},
-                timeout=limit + 5.0,  # Firecrawl's own timeout answers first (408)
-            )
+            response = await self._post(endpoint, payload, timeout=limit + 5.0)  # Firecrawl's own 408 comes first
         if response.status_code >= 400:
             raise _api_error(response)
         try:
@@ -135,7 +149,8 @@ class FirecrawlClient:
             status = int(metadata.get("statusCode") or 200)
         except (TypeError, ValueError):  # a shape Firecrawl does not document: the scrape itself succeeded
             status = 200
-        source = str(metadata.get("sourceURL") or metadata.get("url") or url)
+        # the page's own URL as Firecrawl reports it, when it is a web link; else the one asked for
+        source = web_url(metadata.get("sourceURL") or metadata.get("url")) or url
         if status >= 400:
             details = {"status": status, "url": source}
             if status in (404, 410):

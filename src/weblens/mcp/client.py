@@ -38,6 +38,7 @@ from weblens.errors import (
     UpstreamError,
     WeblensError,
 )
+from weblens.net.urls import web_url
 from weblens.result import Source, ToolResult
 from weblens.tool import DEFAULT_TIMEOUT_S, Tool
 
@@ -110,7 +111,9 @@ def from_call_result(result: types.CallToolResult, tool: str = "tool") -> ToolRe
         if isinstance(block, types.TextContent):
             texts.append(block.text)
         elif isinstance(block, types.ResourceLink):
-            sources.append(Source(title=block.title or block.name, url=str(block.uri)))
+            link = web_url(str(block.uri))  # a remote `file:` or `javascript:` link is no source to cite
+            if link is not None:
+                sources.append(Source(title=block.title or block.name, url=link))
         elif isinstance(block, types.EmbeddedResource):
             resource = block.resource
             texts.append(resource.text if isinstance(resource, types.TextResourceContents) else f"[{resource.uri}]")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
@@ -36,7 +36,7 @@ from starlette.types import ASGIApp
 
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError
-from weblens.mcp.server import create_server, gateway_toolset
+from weblens.mcp.server import create_server, gateway_toolset, gateway_view
 from weblens.runtime import Runtime
 from weblens.toolset import Toolset
 
@@ -127,21 +127,13 @@ def security_settings(host: str, settings: Settings) -> TransportSecuritySetting
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
-def mcp_http_app(
-    settings: Settings,
-    *,
-    host: str | None = None,
-    toolset: Toolset | None = None,
-    runtime: Runtime | None = None,
-) -> McpHttp:
-    """The gateway as an ASGI app for `host` (default `server.host`), with its lifespan.
+def mcp_http_app(settings: Settings, *, toolset: Toolset, host: str | None = None) -> McpHttp:
+    """The gateway serving `toolset` as an ASGI app for `host` (default `server.host`), with its lifespan.
 
     Raises `NotConfiguredError` for a non-loopback host without a token.
     """
     host = settings.server.host if host is None else host
     check_bind(host, settings)
-    if toolset is None:
-        toolset = gateway_toolset(runtime or Runtime.from_settings(settings))
     manager = StreamableHTTPSessionManager(
         app=create_server(toolset),
         json_response=False,
@@ -158,24 +150,35 @@ def mcp_http_app(
     return McpHttp(app=app, lifespan=manager.run, session_manager=manager)
 
 
-def mcp_mount(settings: Settings, *, toolset: Toolset | None = None) -> McpHttp | None:
-    """The endpoint `weblens serve` mounts at `/mcp`, or None (logged) when `server.host`
-    is reachable from other machines and no MCP token is set."""
+def mcp_mount(settings: Settings, *, toolset: Toolset) -> McpHttp | None:
+    """The endpoint `weblens serve` mounts at `/mcp` — a view of the server's one toolset
+    limited to `mcp.tools` — or None (logged) when `server.host` is reachable from other
+    machines and no MCP token is set."""
     try:
-        enabled = settings.mcp.tools
-        return mcp_http_app(settings, toolset=toolset.only(enabled) if toolset is not None else None)
+        return mcp_http_app(settings, toolset=gateway_view(toolset, settings.mcp.tools))
     except NotConfiguredError as exc:
         logger.warning("not serving MCP at %s: %s", MCP_PATH, exc.message)
         return None
 
 
-def standalone_app(settings: Settings, *, host: str | None = None, toolset: Toolset | None = None) -> Starlette:
-    """A Starlette app serving only `/mcp` (for `weblens mcp --transport http`)."""
-    endpoint = mcp_http_app(settings, host=host, toolset=toolset)
+def standalone_app(settings: Settings, *, host: str | None = None, enabled: Iterable[str] | None = None) -> Starlette:
+    """A Starlette app serving only `/mcp` (for `weblens mcp --transport http`).
+
+    The app owns its `Runtime`: built here, closed when the server shuts down. The
+    exposed tools are `enabled`, else `mcp.tools`; `app.state.toolset` holds them."""
+    runtime = Runtime.from_settings(settings)
+    toolset = gateway_toolset(runtime, enabled)
+    try:
+        endpoint = mcp_http_app(settings, host=host, toolset=toolset)
+    except NotConfiguredError:
+        runtime.cache.close()
+        raise
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with endpoint.lifespan():
+        async with runtime, endpoint.lifespan():
             yield
 
-    return Starlette(routes=[Route(MCP_PATH, endpoint.app)], lifespan=lifespan)
+    app = Starlette(routes=[Route(MCP_PATH, endpoint.app)], lifespan=lifespan)
+    app.state.toolset = toolset
+    return app

@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 
 from weblens._version import __version__
 from weblens.context import ToolContext
+from weblens.net.urls import web_url
 from weblens.result import ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Tool
@@ -37,6 +38,7 @@ __all__ = [
     "create_server",
     "declare",
     "gateway_toolset",
+    "gateway_view",
     "serve_stdio",
     "to_call_result",
 ]
@@ -69,10 +71,15 @@ def gateway_toolset(runtime: Runtime, enabled: Iterable[str] | None = None) -> T
     A tool whose provider has no key is not built by its factory, so it is not listed.
     """
     names = list(enabled) if enabled is not None else runtime.settings.mcp.tools
-    toolset = default_toolset(runtime, enabled=names)
-    for name in toolset.unavailable:
+    return gateway_view(default_toolset(runtime), names)
+
+
+def gateway_view(toolset: Toolset, enabled: Iterable[str]) -> Toolset:
+    """`toolset` limited to `enabled`, warning about enabled names it does not hold."""
+    view = toolset.only(enabled)
+    for name in view.unavailable:
         logger.warning("MCP tool %s is enabled but not available (not configured or unknown); not listing it", name)
-    return toolset
+    return view
 
 
 def declare(tool: Tool[Any]) -> types.Tool:
@@ -110,9 +117,10 @@ def to_call_result(tool: Tool[Any], result: ToolResult) -> types.CallToolResult:
         # Not as structuredContent: clients check that against the tool's outputSchema even on errors.
         meta[ERROR_KEY] = result.error.model_dump(mode="json")
         return types.CallToolResult(content=content, is_error=True, _meta=meta)
-    content.extend(
-        types.ResourceLink(uri=source.url, name=source.title or source.url, title=source.title or None)
+    content.extend(  # only http(s) sources become links a client may render (never `javascript:`, `file:`)
+        types.ResourceLink(uri=link, name=source.title or link, title=source.title or None)
         for source in result.sources
+        if (link := web_url(source.url)) is not None
     )
     structured, moved = _structured(tool, result.data, result.text)
     if moved:

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from weblens.errors import RateLimitedError
 
-__all__ = ["RateLimiter", "limiter_for"]
+__all__ = ["RateLimiter", "RateLimiters"]
 
 T = TypeVar("T")
 
@@ -84,13 +84,16 @@ class RateLimiter:
                 self.defer(wait)
 
 
-_LIMITERS: dict[tuple[str, float | None, float], RateLimiter] = {}
+class RateLimiters:
+    """The limiters of one runtime, one per upstream, so every caller of an upstream shares its queue."""
 
+    def __init__(self) -> None:
+        self._limiters: dict[tuple[str, float | None, float], RateLimiter] = {}
 
-def limiter_for(upstream: str, rate_per_s: float | None, *, max_wait_s: float) -> RateLimiter:
-    """The process-wide limiter for one upstream (e.g. "brave https://api.search.brave.com")."""
-    key = (upstream, rate_per_s, max_wait_s)
-    limiter = _LIMITERS.get(key)
-    if limiter is None:
-        limiter = _LIMITERS[key] = RateLimiter(rate_per_s, max_wait_s=max_wait_s)
-    return limiter
+    def get(self, upstream: str, rate_per_s: float | None, *, max_wait_s: float) -> RateLimiter:
+        """The limiter for one upstream (e.g. "brave https://api.search.brave.com")."""
+        key = (upstream, rate_per_s, max_wait_s)
+        limiter = self._limiters.get(key)
+        if limiter is None:
+            limiter = self._limiters[key] = RateLimiter(rate_per_s, max_wait_s=max_wait_s)
+        return limiter

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from weblens.errors import BlockedError, ToolValidationError
+from weblens.errors import BlockedError, ToolValidationError, UpstreamError
 
 __all__ = ["METADATA_ADDRESSES", "ResolveError", "Resolver", "SsrfGuard", "default_port", "parse_ip", "system_resolver"]
 
@@ -31,6 +31,7 @@ METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
         "169.254.169.254", "fd00:ec2::254", "100.100.100.200",
         # AWS ECS task credentials and EKS Pod Identity: they hand out IAM credentials too
         "169.254.170.2", "169.254.170.23", "fd00:ec2::23",
+        "fd20:ce::254",  # Google Cloud's metadata server over IPv6
     )
 )  # fmt: skip
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
@@ -194,6 +195,20 @@ class SsrfGuard:
         ip = parse_ip(host)
         if ip is not None and not self.is_allowed_host(host, None):
             self.check_ip(ip, host)
+
+    async def check_target(self, url: str | httpx.URL) -> httpx.URL:
+        """Everything a fetch checks before connecting, for a URL handed to a remote fetcher.
+
+        Firecrawl (or any scraping service) fetches the URL itself, so it cannot be pinned;
+        what can be done is refuse what `web_fetch` refuses: the scheme, literal addresses,
+        names resolving to non-public addresses, and anything outside allowed_hosts' exceptions.
+        """
+        parsed = self.check_url(url)
+        try:
+            await self.resolve(parsed.host, parsed.port or default_port(parsed.scheme))
+        except ResolveError as exc:
+            raise UpstreamError(str(exc), retryable=True) from None
+        return parsed
 
     async def resolve(self, host: str, port: int) -> list[IPAddress]:
         """Resolve once and check every address; the caller must connect to one of these."""

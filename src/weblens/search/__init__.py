@@ -16,7 +16,6 @@ from typing import Any
 
 import httpx
 
-from weblens.cache import Cache
 from weblens.config import Settings, get_settings
 from weblens.search.models import (
     ProviderAnswer,
@@ -41,27 +40,8 @@ __all__ = [
     "SearchResult",
     "SearchRouter",
     "is_configured",
-    "router_for",
     "search",
 ]
-
-_ROUTERS_KEPT = 8
-_routers: dict[tuple[int, int], tuple[Settings, httpx.AsyncClient | None, SearchRouter]] = {}
-
-
-def router_for(settings: Settings, client: httpx.AsyncClient | None = None) -> SearchRouter:
-    """The router for these settings and client, kept so its breaker, rate limits and
-    single-flight span calls."""
-    key = (id(settings), id(client))
-    kept = _routers.get(key)
-    if kept is not None and kept[0] is settings and kept[1] is client:
-        return kept[2]
-    if len(_routers) >= _ROUTERS_KEPT:
-        _routers.pop(next(iter(_routers)))
-    router = SearchRouter(settings, client=client, cache=Cache(settings.cache_path, enabled=settings.cache.enabled))
-    _routers[key] = (settings, client, router)
-    return router
-
 
 async def search(
     query: str,
@@ -78,21 +58,16 @@ async def search(
 ) -> SearchResponse:
     """Search the web. `provider` forces one provider (or an order); `cache=False` asks upstream.
 
-    Without `settings`, settings are read once per process (pass `settings=` to change them).
+    Pass `router=runtime.router` (a `weblens.Runtime`) so that many searches share rate
+    limits, the circuit breaker and in-flight work; without it this call builds a router
+    from `settings` (default: the environment and config file) and closes it afterwards,
+    like `httpx.get` next to a client.
     """
     request = make_request(query=query, max_results=max_results, kind=kind, country=country, locale=locale)
-    if router is None:
-        router = router_for(settings or _default_settings(), client)
-    return await router.search(request, provider=provider, use_cache=cache)
-
-
-_default: list[Settings] = []
-
-
-def _default_settings() -> Settings:
-    if not _default:
-        _default.append(get_settings())
-    return _default[0]
+    if router is not None:
+        return await router.search(request, provider=provider, use_cache=cache)
+    async with SearchRouter.from_settings(settings or get_settings(), client=client) as own:
+        return await own.search(request, provider=provider, use_cache=cache)
 
 
 class _CallableModule(types.ModuleType):

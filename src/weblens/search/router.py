@@ -10,13 +10,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-import httpx
-
 from weblens.cache import Cache, cache_key
+from weblens.closing import AsyncClosing
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError, ToolValidationError, WeblensError, error_class_for
-from weblens.net import shared_client
-from weblens.net.ratelimit import limiter_for
+from weblens.net import HttpSource, LazyClient
+from weblens.net.ratelimit import RateLimiters
 from weblens.search.breaker import CircuitBreaker
 from weblens.search.limited import RateLimitedProvider
 from weblens.search.models import ProviderFailure, SearchRequest, SearchResponse
@@ -47,15 +46,47 @@ def resolve_names(choice: ProviderChoice, *, source: str = "provider") -> list[s
     return names
 
 
-class SearchRouter:
-    """Asks providers in order until one answers; remembers answers; skips failing providers."""
+class SearchRouter(AsyncClosing):
+    """Asks providers in order until one answers; remembers answers; skips failing providers.
 
-    def __init__(self, settings: Settings, *, client: httpx.AsyncClient | None = None, cache: Cache | None = None):
+    A `Runtime` builds one and passes in the parts it shares (client, cache, limiters);
+    `SearchRouter.from_settings` builds one that owns its own, closed by `aclose()`.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        client: HttpSource,
+        cache: Cache,
+        limiters: RateLimiters | None = None,
+    ) -> None:
         self.settings = settings
         self.client = client
-        self.cache = cache if cache is not None else Cache(None, enabled=settings.cache.enabled)
+        self.cache = cache
+        self.limiters = limiters if limiters is not None else RateLimiters()
         self.breaker = CircuitBreaker(settings.search.breaker_failures, settings.search.breaker_cooldown_s)
         self._providers: dict[str, SearchProvider] = {}
+        self._owned: tuple[LazyClient | None, Cache | None] = (None, None)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, client: HttpSource | None = None) -> SearchRouter:
+        """A router with its own cache (the configured SQLite file) and, unless given, its own client."""
+        own: LazyClient | None = None
+        if client is None:
+            client = own = LazyClient()
+        cache = Cache(settings.cache_path, enabled=settings.cache.enabled)
+        router = cls(settings, client=client, cache=cache)
+        router._owned = (own, cache)
+        return router
+
+    async def aclose(self) -> None:
+        """Close the client and cache this router made itself (none when a runtime owns them)."""
+        client, cache = self._owned
+        if client is not None:
+            await client.aclose()
+        if cache is not None:
+            cache.close()
 
     def order(self, choice: ProviderChoice = None) -> list[str]:
         """The providers to ask, in order, for this call."""
@@ -70,7 +101,7 @@ class SearchRouter:
         if found is None:
             inner = PROVIDERS[name](self.settings, self.client)
             rate = getattr(inner.config, "requests_per_second", None)
-            limiter = limiter_for(
+            limiter = self.limiters.get(
                 f"{name} {inner.config.base_url}",
                 float(rate) if rate else None,
                 max_wait_s=self.settings.search.max_retry_after_s,
@@ -82,8 +113,6 @@ class SearchRouter:
         self, request: SearchRequest, *, provider: ProviderChoice = None, use_cache: bool = True
     ) -> SearchResponse:
         names = self.order(provider)
-        if self.client is None:
-            shared_client()  # create the loop's pooled client now, not inside a rate-limit slot
         explicit = names if provider is not None else None
         key = cache_key(request.cache_parts(), explicit)
 

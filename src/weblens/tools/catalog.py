@@ -42,6 +42,6 @@ FACTORIES: list[Any] = [
 ]
 
 
-def default_toolset(runtime: Runtime | None = None, *, enabled: Iterable[str] | None = None) -> Toolset:
-    """All configured built-in tools; `enabled` limits which are exposed."""
-    return Toolset.from_factories(FACTORIES, runtime or Runtime.from_settings(), enabled=enabled)
+def default_toolset(runtime: Runtime, *, enabled: Iterable[str] | None = None) -> Toolset:
+    """All configured built-in tools made from `runtime`; `enabled` limits which are exposed."""
+    return Toolset.from_factories(FACTORIES, runtime, enabled=enabled)

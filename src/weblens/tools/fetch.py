@@ -13,8 +13,7 @@ from pydantic import BaseModel, Field
 
 from weblens.context import ToolContext
 from weblens.errors import UnsupportedContentError
-from weblens.fetch import Page, fetch
-from weblens.net.ssrf import Resolver
+from weblens.fetch import Page
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Retry, Tool
@@ -99,21 +98,17 @@ class FetchTool(Tool[Any]):
     empty_is_error: ClassVar[bool] = False
     """Seed 002: a page with no extractable text is an error rather than an empty success."""
 
-    def __init__(self, runtime: Runtime, *, resolver: Resolver | None = None, **overrides: Any) -> None:
+    def __init__(self, runtime: Runtime, **overrides: Any) -> None:
         overrides.setdefault("timeout", runtime.settings.fetch.timeout + _TOOL_MARGIN_S)
         overrides.setdefault("retry", _RETRY)
         super().__init__(**overrides)
         self._runtime = runtime
-        self._resolver = resolver
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
-        page = await fetch(
+        page = await self._runtime.fetcher.fetch(
             params.url,
             max_length=getattr(params, "max_length", None),
             start_index=getattr(params, "start_index", 0),
-            settings=self._runtime.settings,
-            cache=self._runtime.cache,
-            resolver=self._resolver,
         )
         if self.empty_is_error and not page.content.strip():
             raise UnsupportedContentError(f"Failed to extract content from {page.final_url}: {page.note or 'empty'}")

@@ -6,7 +6,9 @@ from collections.abc import Sequence
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
+from weblens.config import get_settings
 from weblens.context import ToolContext
+from weblens.fetch.client import guard_for
 from weblens.fetch.firecrawl import FirecrawlClient
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
@@ -98,9 +100,17 @@ def firecrawl_tool(
 ) -> FirecrawlTool:
     """Seed 003's `firecrawlTool({apiKey, formats, timeout})`; `timeout` in seconds.
 
-    The key defaults to FIRECRAWL_API_KEY, the base URL to `firecrawl.base_url`.
+    The key defaults to FIRECRAWL_API_KEY, the base URL to `firecrawl.base_url`. Without
+    `runtime` the tool stands alone (settings from the environment, a client per call).
+    URLs pass web_fetch's policy (`fetch.allow_private`, `fetch.allowed_hosts`, with the
+    runtime's resolver) before they are sent.
     """
-    runtime = runtime or Runtime.from_settings()
-    config = runtime.settings.firecrawl
-    client = FirecrawlClient(config, runtime.client, api_key=api_key)
+    if runtime is not None:
+        config = runtime.settings.firecrawl
+        guard = guard_for(runtime.settings.fetch, runtime.resolver)
+        client = FirecrawlClient(config, runtime.client, api_key=api_key, guard=guard)
+    else:
+        settings = get_settings()
+        config = settings.firecrawl
+        client = FirecrawlClient(config, api_key=api_key, guard=guard_for(settings.fetch))
     return FirecrawlTool(client, formats=formats, timeout=timeout or config.timeout)

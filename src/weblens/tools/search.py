@@ -13,12 +13,12 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 
-from weblens.config import Settings
+from weblens.config import Settings, get_settings
 from weblens.context import ToolContext
 from weblens.errors import WeblensError
 from weblens.redact import register_secret
 from weblens.result import ToolResult
-from weblens.runtime import Runtime
+from weblens.runtime import Runtime, using
 from weblens.search import SearchResponse, SearchRouter, is_configured
 from weblens.search.models import MAX_RESULTS, Query, make_request
 from weblens.tool import Tool
@@ -32,20 +32,9 @@ __all__ = [
     "TavilyWebSearchTool",
     "WebSearch",
     "WebSearchTool",
-    "router_for_runtime",
     "search_web",
     "serper_tool",
 ]
-
-_ROUTER_KEY = "weblens.search.router"
-def router_for_runtime(runtime: Runtime) -> SearchRouter:
-    """One router per runtime, so every search tool shares its breaker, rate limits and cache."""
-    router = runtime.extras.get(_ROUTER_KEY)
-    if not isinstance(router, SearchRouter):
-        router = SearchRouter(runtime.settings, client=runtime.client, cache=runtime.cache)
-        runtime.extras[_ROUTER_KEY] = router
-    return router
-
 
 # -- parameters ---------------------------------------------------------------------------
 
@@ -113,31 +102,37 @@ class _SearchToolBase(Tool[SP]):
         *,
         providers: tuple[str, ...] | None = None,
         defaults: dict[str, Any] | None = None,
+        settings: Settings | None = None,
         **options: Any,
     ) -> None:
+        """`runtime` None: each call builds a runtime and closes it (seed 003's standalone tools).
+        `settings` replaces the runtime's for this tool only (e.g. its own API key)."""
         super().__init__(**options)
         self._runtime = runtime
+        self._settings = settings
+        self._own_router: SearchRouter | None = None
         self.providers = providers if providers is not None else self.fixed_providers
         self.defaults = {**self.request_defaults, **(defaults or {})}
 
-    @property
-    def runtime(self) -> Runtime:
-        if self._runtime is None:
-            self._runtime = Runtime.from_settings()
-        return self._runtime
+    def _router(self, runtime: Runtime) -> SearchRouter:
+        """The runtime's router, or one with this tool's settings that shares the runtime's limits."""
+        if self._settings is None or runtime is not self._runtime:
+            return runtime.router
+        if self._own_router is None:
+            self._own_router = runtime.router_with(self._settings)
+        return self._own_router
 
     def provider_order(self, settings: Settings) -> tuple[str, ...] | None:
         return self.providers
 
     async def run(self, params: SP, ctx: ToolContext) -> ToolResult:
         request = make_request(**{**self.defaults, **params.search_fields()})
-        runtime = self.runtime
-        try:
-            response = await router_for_runtime(runtime).search(
-                request, provider=self.provider_order(runtime.settings)
-            )
-        except WeblensError as exc:
-            return self.present_failure(exc)
+        async with using(self._runtime, self._settings) as runtime:
+            router = self._router(runtime)
+            try:
+                response = await router.search(request, provider=self.provider_order(router.settings))
+            except WeblensError as exc:
+                return self.present_failure(exc)
         return self.present(response)
 
     def present(self, response: SearchResponse) -> ToolResult:
@@ -237,15 +232,17 @@ def serper_tool(
     *,
     runtime: Runtime | None = None,
 ) -> SerperSearchTool:
-    """Seed 003: a Serper tool; `api_key` overrides SERPER_API_KEY for this tool only."""
-    runtime = runtime or Runtime.from_settings()
+    """Seed 003: a Serper tool; `api_key` overrides SERPER_API_KEY for this tool only.
+
+    Without `runtime` the tool stands alone: each call builds one and closes it."""
+    settings = None
     if api_key:
         register_secret(api_key)
-        serper = runtime.settings.serper.model_copy(update={"api_key": SecretStr(api_key)})
-        settings = runtime.settings.model_copy(update={"serper": serper})
-        runtime = Runtime(settings=settings, cache=runtime.cache, client=runtime.client)
+        base = runtime.settings if runtime is not None else get_settings()
+        serper = base.serper.model_copy(update={"api_key": SecretStr(api_key)})
+        settings = base.model_copy(update={"serper": serper})
     defaults = {"max_results": min(num_results, MAX_RESULTS), "country": country, "locale": locale}
-    return SerperSearchTool(runtime, defaults=defaults)
+    return SerperSearchTool(runtime, defaults=defaults, settings=settings)
 
 
 def search_web(runtime: Runtime) -> SearchWebTool | None:

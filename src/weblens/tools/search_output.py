@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from weblens.errors import WeblensError
+from weblens.net.urls import web_url
 from weblens.result import Source, ToolResult
 from weblens.search import SearchResponse
 
@@ -52,7 +53,8 @@ class WebSearchOutput(BaseModel):
 
 
 def sources(response: SearchResponse) -> list[Source]:
-    return [Source(title=r.title, url=r.url) for r in response.results]
+    """The results as citable sources: only http(s) links (a cached answer may predate the provider filter)."""
+    return [Source(title=r.title, url=link) for r in response.results if (link := web_url(r.url)) is not None]
 
 
 def _fallback_note(response: SearchResponse) -> str:

@@ -17,7 +17,8 @@ import httpx
 
 from weblens.config import ProviderConfig, Settings, setting_hint
 from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutError, UpstreamError, WeblensError
-from weblens.net import error_for_status, shared_client, translate_errors
+from weblens.net import HttpSource, error_for_status, getter_for, translate_errors
+from weblens.net.urls import web_url
 from weblens.redact import redact_text
 from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
 
@@ -121,10 +122,12 @@ class HttpProvider:
     quota_statuses: ClassVar[frozenset[int]] = frozenset()
     """Statuses that mean a plan limit was reached (Tavily's 432/433)."""
 
-    def __init__(self, settings: Settings, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(self, settings: Settings, client: HttpSource) -> None:
         self.settings = settings
         self.config: ProviderConfig = getattr(settings, self.name)
-        self._client = client
+        self._client = getter_for(client)
+        self._urls: dict[str, httpx.URL] = {}
+        """Endpoint URLs by path, parsed once: parsing one costs more than the rest of building a request."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.config.base_url!r}>"
@@ -143,13 +146,16 @@ class HttpProvider:
 
     async def send(self, method: str, path: str, **kwargs: Any) -> HttpReply:
         """One request under a hard deadline; an error status becomes a weblens error."""
-        base = str(self.settings.require(self.name, "base_url")).rstrip("/")
-        client = self._client if self._client is not None else shared_client()
+        url = self._urls.get(path)
+        if url is None:
+            base = str(self.settings.require(self.name, "base_url")).rstrip("/")
+            url = self._urls[path] = httpx.URL(base + path)
+        client = self._client()
         timeout = self.config.timeout
         try:
             async with asyncio.timeout(timeout):
                 with translate_errors(self.name):
-                    async with client.stream(method, base + path, timeout=timeout, **kwargs) as response:
+                    async with client.stream(method, url, timeout=timeout, **kwargs) as response:
                         body = await self._read(response)
                         reply = HttpReply(response.status_code, response.headers, body, _decode(body, response))
         except TimeoutError:
@@ -196,15 +202,18 @@ class HttpProvider:
         date: Iterable[str] = (),
         extras: Iterable[str] = (),
     ) -> list[SearchResult]:
-        """Map a provider's result list onto `SearchResult`, skipping entries without a URL."""
+        """Map a provider's result list onto `SearchResult`, skipping entries without an http(s) URL.
+
+        A `javascript:`, `file:`, `data:` or malformed URL would reach clients as a link."""
         found: list[SearchResult] = []
         for item in items if isinstance(items, list) else []:
-            if not isinstance(item, Mapping) or not isinstance(item.get(url), str) or not item[url]:
+            link = web_url(item.get(url)) if isinstance(item, Mapping) else None
+            if link is None:
                 continue
             found.append(
                 SearchResult(
                     title=str(item.get(title) or ""),
-                    url=item[url],
+                    url=link,
                     snippet=_first(item, snippet) or "",
                     published_at=_first(item, date),
                     position=len(found) + 1,
