@@ -59,3 +59,14 @@ def test_the_pages_own_angle_bracket_text_survives_link_cleanup() -> None:
     )
     content = extract(page.encode(), "text/html").content
     assert "Use the \\<u> element sparingly" in content and "user_agent stylesheet" in content
+
+
+def test_markup_inside_a_code_block_is_kept() -> None:
+    words = "The development server prints the file it serves, underlined in the terminal. " * 3
+    page = (
+        f"<html><body><article><h1>Running</h1><p>{words}</p>"
+        "<pre><code>$ serve dev &lt;u&gt;main.py&lt;/u&gt;\nready on port 8000</code></pre>"
+        f"<p>{words}</p></article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+    assert "```\n$ serve dev <u>main.py</u>\nready on port 8000\n```" in content

@@ -167,8 +167,11 @@ def _page_text(tree: lxml_html.HtmlElement) -> str:
 
 
 def _clean_markdown(text: str) -> str:
-    # trafilatura escapes every `_` (a word character: `snake\_case` is two words); other escapes are left
-    return _UNDERLINE.sub("", text).replace("\\_", "_").strip()
+    # trafilatura escapes every `_` (a word character: `snake\_case` is two words); other escapes are left.
+    # It writes underlined words as <u>...</u>; inside a fenced block such tags are the page's own code.
+    parts = text.replace("\\_", "_").split("```")
+    parts[::2] = [_UNDERLINE.sub("", part) for part in parts[::2]]
+    return "```".join(parts).strip()
 
 
 def _words(text: str) -> int:
