@@ -26,6 +26,7 @@ from weblens.errors import (
     UrlNotAllowedError,
     WeblensError,
 )
+from weblens.policy import DomainPolicy
 from weblens.result import ErrorInfo, Source, ToolError, ToolOk, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import FunctionTool, Retry, Tool, define_tool
@@ -46,6 +47,7 @@ __all__ = [
     "BlockedError",
     "Cache",
     "CancelSignal",
+    "DomainPolicy",
     "ErrorInfo",
     "FunctionTool",
     "MaxUsesExceededError",

@@ -8,13 +8,14 @@ file is `$WEBLENS_CONFIG`, else `./weblens.toml`, else `$XDG_CONFIG_HOME/weblens
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 from dotenv import dotenv_values
-from pydantic import BaseModel, BeforeValidator, Field, SecretStr, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SecretStr, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -25,6 +26,7 @@ from pydantic_settings import (
 )
 
 from weblens.errors import NotConfiguredError
+from weblens.policy.domains import DomainPolicy, normalise_domain
 from weblens.redact import MASK, register_secret
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "FirecrawlConfig",
     "LlmConfig",
     "McpConfig",
+    "PolicyConfig",
     "ProviderConfig",
     "SearchConfig",
     "SearxngConfig",
@@ -50,6 +53,7 @@ __all__ = [
     "env_name",
     "get_settings",
     "setting_hint",
+    "split_keys",
 ]
 
 ENV_PREFIX = "WEBLENS_"
@@ -71,12 +75,55 @@ def _split_commas(value: Any) -> Any:
 CommaList = Annotated[list[str], NoDecode, BeforeValidator(_split_commas)]
 
 
-class ProviderConfig(BaseModel):
-    """An upstream API: its root URL (documented paths are appended), key and timeout."""
+def _join_keys(value: Any) -> Any:
+    """A TOML list of keys becomes the same comma-separated value `BRAVE_API_KEY=k1,k2` gives."""
+    if isinstance(value, list | tuple):
+        return ",".join(str(part).strip() for part in value if str(part).strip()) or None
+    return value
 
-    api_key: SecretStr | None = None
+
+def split_keys(value: SecretStr | None) -> list[str]:
+    """The keys of a pool written as `k1,k2` (a single key is a pool of one)."""
+    if value is None:
+        return []
+    return list(dict.fromkeys(part.strip() for part in value.get_secret_value().split(",") if part.strip()))
+
+
+def _parse_limits(value: Any) -> Any:
+    """`brave=100, tavily=50` (environment) or a table (TOML) to {provider: requests per day}."""
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        return json.loads(value)
+    if isinstance(value, str):
+        limits: dict[str, str] = {}
+        for part in value.split(","):
+            if not part.strip():
+                continue
+            name, sep, number = part.partition("=")
+            if not sep:
+                raise ValueError(f"expected provider=number, got {part.strip()!r}")
+            limits[name.strip().lower()] = number.strip()
+        return limits
+    return value
+
+
+def _domains(value: list[str]) -> list[str]:
+    return sorted({normalise_domain(domain) for domain in value})
+
+
+Domains = Annotated[CommaList, AfterValidator(_domains)]
+
+
+class ProviderConfig(BaseModel):
+    """An upstream API: its root URL (documented paths are appended), key(s) and timeout."""
+
+    api_key: Annotated[SecretStr | None, BeforeValidator(_join_keys)] = Field(
+        default=None, description="one key, or a pool: `k1,k2` (or a TOML list)"
+    )
     base_url: str = ""
     timeout: float = Field(default=15.0, gt=0, description="seconds for one request")
+
+    def keys(self) -> list[str]:
+        return split_keys(self.api_key)
 
 
 class TavilyConfig(ProviderConfig):
@@ -141,6 +188,36 @@ class SearchConfig(BaseModel):
     breaker_failures: int = Field(default=3, ge=1, description="failures in a row before a cool-down")
     breaker_cooldown_s: float = Field(default=60.0, ge=0)
     max_retry_after_s: float = Field(default=10.0, ge=0, description="longest Retry-After we wait out")
+    key_cooldown_s: float = Field(
+        default=300.0, ge=0, description="how long a key refused with 401/403 stays out of its pool"
+    )
+    key_quota_cooldown_s: float = Field(
+        default=3600.0, ge=0, description="how long a key at its quota stays out when the provider names no reset"
+    )
+
+
+class PolicyConfig(BaseModel):
+    """The operator's policy for this process; a caller may narrow it, never widen it."""
+
+    allow_domains: Domains = Field(
+        default_factory=list, description="only these domains (and their subdomains); empty: any"
+    )
+    block_domains: Domains = Field(default_factory=list, description="never these domains (nor their subdomains)")
+    daily_requests: Annotated[dict[str, int], NoDecode, BeforeValidator(_parse_limits)] = Field(
+        default_factory=dict, description="requests per UTC day per search provider, e.g. brave=100"
+    )
+
+    def domains(self) -> DomainPolicy:
+        """The domain policy these settings describe."""
+        return DomainPolicy.of(self.allow_domains or None, self.block_domains)
+
+    @field_validator("daily_requests")
+    @classmethod
+    def _positive(cls, value: dict[str, int]) -> dict[str, int]:
+        bad = [name for name, limit in value.items() if limit < 0]
+        if bad:
+            raise ValueError(f"daily_requests for {bad[0]} must not be negative")
+        return value
 
 
 class FetchConfig(BaseModel):
@@ -249,6 +326,7 @@ class Settings(BaseSettings):
     web_search: WebSearchConfig = Field(default_factory=WebSearchConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     fetch: FetchConfig = Field(default_factory=FetchConfig)
+    policy: PolicyConfig = Field(default_factory=PolicyConfig)
     cache: CacheConfig = Field(default_factory=CacheConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
     llm: LlmConfig = Field(default_factory=LlmConfig)
@@ -277,6 +355,8 @@ class Settings(BaseSettings):
         for _, value in _leaves(self.model_dump()):
             if isinstance(value, SecretStr):
                 register_secret(value.get_secret_value())
+                for key in split_keys(value):  # each key of a pool is a secret of its own
+                    register_secret(key)
         return self
 
     @property

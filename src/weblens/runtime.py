@@ -1,9 +1,10 @@
 """The composition root: one `Runtime` per process owns every piece of shared state.
 
 Settings, the HTTP clients, the cache (with its single-flight), the rate limiters, the
-search router (with its breaker) and the fetcher are built here once and passed to the
-tools, so chat, `/mcp` and the CLI share one set of limits and one cache. Nothing else
-in weblens keeps state at module level. Build one and close it::
+operator policy (the domain policy, and the `PolicyState` holding daily request counts
+and benched API keys), the search router (with its breaker) and the fetcher are built
+here once and passed to the tools, so chat, `/mcp` and the CLI share one set of limits
+and one cache. Nothing else in weblens keeps state at module level. Build one and close it::
 
     async with Runtime.from_settings() as runtime:
         toolset = default_toolset(runtime)
@@ -27,6 +28,7 @@ from weblens.fetch import Fetcher
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.ratelimit import RateLimiters
 from weblens.net.ssrf import Resolver
+from weblens.policy import LocalPolicyState, PolicyState
 from weblens.search import SearchRouter
 
 __all__ = ["Runtime", "using"]
@@ -36,7 +38,8 @@ class Runtime(AsyncClosing):
     """What tools are made from. Parts given to the constructor stay the caller's to close;
     parts it builds (the cache file, the clients) are closed by `aclose()`.
 
-    `resolver` replaces the system resolver for fetches (tests map names to addresses).
+    `resolver` replaces the system resolver for fetches (tests map names to addresses);
+    `policy_state` replaces the in-process policy state (a fleet shares one).
     """
 
     def __init__(
@@ -46,6 +49,7 @@ class Runtime(AsyncClosing):
         cache: Cache | None = None,
         client: httpx.AsyncClient | None = None,
         resolver: Resolver | None = None,
+        policy_state: PolicyState | None = None,
     ) -> None:
         self.settings = settings
         self._own_cache = cache is None
@@ -58,8 +62,10 @@ class Runtime(AsyncClosing):
             self._http = getter_for(client)
         self.resolver = resolver
         self.limiters = RateLimiters()
-        self.router = SearchRouter(settings, client=self._http, cache=self.cache, limiters=self.limiters)
-        self.fetcher = Fetcher(settings, cache=self.cache, resolver=resolver)
+        self.policy_state: PolicyState = policy_state if policy_state is not None else LocalPolicyState()
+        self.domain_policy = settings.policy.domains()
+        self.router = self.router_with(settings)
+        self.fetcher = Fetcher(settings, cache=self.cache, resolver=resolver, policy=self.domain_policy)
         self._closed = False
 
     @classmethod
@@ -85,8 +91,15 @@ class Runtime(AsyncClosing):
 
     def router_with(self, settings: Settings) -> SearchRouter:
         """A router for other settings (e.g. one tool's own API key) sharing this runtime's
-        client, cache and rate limiters."""
-        return SearchRouter(settings, client=self._http, cache=self.cache, limiters=self.limiters)
+        client, cache, rate limiters, policy state and domain policy."""
+        return SearchRouter(
+            settings,
+            client=self._http,
+            cache=self.cache,
+            limiters=self.limiters,
+            state=self.policy_state,
+            domains=self.domain_policy,
+        )
 
     async def aclose(self) -> None:
         """Close what this runtime built; safe to call twice."""

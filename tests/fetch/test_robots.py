@@ -65,3 +65,23 @@ async def test_a_huge_robots_txt_is_cut_not_read_to_the_end(
     with pytest.raises(BlockedError, match=r"robots\.txt"):
         await fetch(pages.url("/article"), settings=settings, cache=cache, respect_robots=True)
     assert time.monotonic() - started < 4  # stopped after the first 512 KiB
+
+
+async def test_rfc_9309_wildcards_and_end_anchors(pages: PageServer, settings: Settings, cache: Cache) -> None:
+    pages.route("GET", "/robots.txt", Reply(body="User-agent: *\nDisallow: /*.pdf$\nDisallow: /*/private/\n"))
+    pages.route("GET", "/docs/a.pdf", Reply(body="%PDF", content_type="text/plain"))
+    pages.route("GET", "/docs/a.pdfx", Reply(body="not a pdf"))
+    with pytest.raises(BlockedError, match=r"disallows fetching /docs/a\.pdf"):
+        await fetch(pages.url("/docs/a.pdf"), settings=settings, cache=cache, respect_robots=True)
+    page = await fetch(pages.url("/docs/a.pdfx"), settings=settings, cache=cache, respect_robots=True)
+    assert page.content == "not a pdf"  # `$` anchors the end: .pdfx is not .pdf
+    with pytest.raises(BlockedError):
+        await fetch(pages.url("/team/private/plan.txt"), settings=settings, cache=cache, respect_robots=True)
+    assert pages.count("/docs/a.pdf") == 0
+
+
+async def test_the_group_for_weblens_wins_over_the_star_group(
+    pages: PageServer, settings: Settings, cache: Cache
+) -> None:
+    pages.route("GET", "/robots.txt", Reply(body="User-agent: *\nDisallow: /\n\nUser-agent: weblens\nAllow: /\n"))
+    assert (await fetch(pages.url("/plain.txt"), settings=settings, cache=cache, respect_robots=True)).content

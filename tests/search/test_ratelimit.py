@@ -91,7 +91,9 @@ async def test_limiter_spaces_slots_and_defers() -> None:
 
 
 async def test_slots_of_cancelled_searches_go_to_the_next_callers(make_settings: Make) -> None:
-    async with FakeBrave(requests_per_second=4.0) as brave:
+    # the fake allows a little more than the client's 4/s: slots are start times, and on a busy
+    # machine two requests a slot apart can arrive a few milliseconds closer than that
+    async with FakeBrave(requests_per_second=5.0) as brave:
         router = shared(make_settings(brave, brave={"requests_per_second": 4.0}))
         await search("warm-up", provider="brave", router=router)
         asks = (search(f"given up {i}", provider="brave", router=router) for i in range(8))

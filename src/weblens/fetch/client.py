@@ -1,7 +1,7 @@
 """Download one URL safely: guarded pooled client, redirects re-checked, body capped while read.
 
-Redirects are followed here, one hop at a time, so every hop passes the SSRF guard (and
-robots.txt when asked). The body is read raw and decompressed here, so the byte cap
+Redirects are followed here, one hop at a time, so every hop passes the SSRF guard, the
+operator's domain policy (and robots.txt when asked). The body is read raw and decompressed here, so the byte cap
 applies to the decompressed size: a gzip bomb stops at the cap.
 """
 
@@ -33,6 +33,8 @@ _ACCEPT = "text/html,application/xhtml+xml,text/plain,text/markdown,application/
 _HEADERS = {"Accept": _ACCEPT, "Accept-Encoding": "gzip, deflate"}
 _GZIP_OR_ZLIB = 47  # zlib wbits: accept a gzip or a zlib header
 RobotsCheck = Callable[[httpx.URL], Awaitable[None]]
+UrlCheck = Callable[[str], None]
+"""Raises when a URL may not be requested (the domain policy's `check`)."""
 
 
 @dataclass
@@ -118,11 +120,14 @@ async def download(
     guard: SsrfGuard,
     config: FetchConfig,
     robots: RobotsCheck | None = None,
+    policy: UrlCheck | None = None,
 ) -> Downloaded:
     """GET `url`, following up to `config.max_redirects` redirects, each checked again."""
     current = url
     pinned = is_guarded(client)
     for _ in range(config.max_redirects + 1):
+        if policy is not None:  # before anything is sent to the host, robots.txt included
+            policy(str(current))
         if not pinned:  # a caller's own client: check what the name resolves to first
             await guard.resolve(current.host, current.port or default_port(current.scheme))
         if robots is not None:

@@ -25,6 +25,7 @@ from weblens.fetch.robots import RobotsPolicy
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
+from weblens.policy.domains import DomainPolicy
 
 __all__ = ["Fetcher", "fetch", "fetch_document"]
 
@@ -42,7 +43,8 @@ async def _within(deadline: float, target: httpx.URL, limit: float) -> AsyncIter
 
 
 class Fetcher(AsyncClosing):
-    """Fetches under one set of settings: the SSRF guard, its pinned client, the cache.
+    """Fetches under one set of settings: the SSRF guard, its pinned client, the cache, and
+    the domain policy (`policy`, default the configured one), checked before any request.
 
     `client` should come from `weblens.net.guarded.guarded_client`; another client is
     checked before each hop but not pinned to the checked address. Without one, the
@@ -56,10 +58,12 @@ class Fetcher(AsyncClosing):
         cache: Cache,
         client: httpx.AsyncClient | None = None,
         resolver: Resolver | None = None,
+        policy: DomainPolicy | None = None,
     ) -> None:
         self.settings = settings
         self.cache = cache
         self.guard = guard_for(settings.fetch, resolver)
+        self.policy = policy if policy is not None else settings.policy.domains()
         self._own: LazyClient | None = None
         self._http: ClientGetter
         if client is None:
@@ -109,6 +113,7 @@ class Fetcher(AsyncClosing):
         config = self.settings.fetch
         guard = self.guard
         target = guard.check_url(url)
+        self.policy.check(str(target))
         if timeout is not None and timeout <= 0:
             raise ToolValidationError("timeout must be positive")
         limit = config.timeout if timeout is None else min(timeout, config.timeout)
@@ -125,7 +130,9 @@ class Fetcher(AsyncClosing):
 
         async def compute() -> dict[str, object]:
             async with _within(deadline, target, limit):
-                got = await download(target, client=http, guard=guard, config=config, robots=robots)
+                got = await download(
+                    target, client=http, guard=guard, config=config, robots=robots, policy=self.policy.check
+                )
                 out = await asyncio.to_thread(extract, got.body, got.content_type, got.final_url, raw=raw)
             document = Document(
                 url=got.url,
@@ -147,7 +154,9 @@ class Fetcher(AsyncClosing):
         data, cached = await self.cache.get_or_compute(
             _NAMESPACE, key, config.cache_ttl_s, compute, use_cache=use_cache
         )
-        return Document.model_validate(data), cached
+        document = Document.model_validate(data)
+        self.policy.check(document.final_url)  # a cached page may have been redirected where policy now forbids
+        return document, cached
 
     async def fetch(
         self,

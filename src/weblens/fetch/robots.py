@@ -3,14 +3,15 @@
 Off by default: weblens fetches one page because a person (through their agent) asked
 for it, like a browser does; robots.txt governs crawlers. Turn it on with
 `fetch.respect_robots` or per call. RFC 9309: a 4xx robots.txt allows everything, a 5xx
-or unreachable one disallows everything.
+or unreachable one disallows everything, and rules match with `*` and `$` wildcards
+(`Disallow: /*.pdf$`), which is why the parser is `protego` and not `urllib.robotparser`
+(that one treats them as literal characters).
 """
 
 from __future__ import annotations
 
-import urllib.robotparser
-
 import httpx
+from protego import Protego
 
 from weblens.cache import Cache, cache_key
 from weblens.errors import BlockedError, WeblensError
@@ -63,7 +64,6 @@ class RobotsPolicy:
             )
         if status >= 300:
             return
-        parser = urllib.robotparser.RobotFileParser()
-        parser.parse(str(rules["text"]).splitlines())
-        if not parser.can_fetch(self._agent, str(url)):
+        parser = Protego.parse(str(rules["text"]))
+        if not parser.can_fetch(str(url), self._agent):
             raise BlockedError(f"robots.txt of {url.host} disallows fetching {url.path} (respect_robots is on)")

@@ -12,18 +12,23 @@ from __future__ import annotations
 
 import sys
 import types
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
 
 from weblens.config import Settings, get_settings
+from weblens.policy.domains import DomainPolicy
 from weblens.search.models import (
     ProviderAnswer,
     ProviderFailure,
+    Rank,
+    SafeSearch,
     SearchKind,
     SearchRequest,
     SearchResponse,
     SearchResult,
+    TimeRange,
     make_request,
 )
 from weblens.search.providers import PROVIDERS, SearchProvider, is_configured
@@ -33,6 +38,7 @@ __all__ = [
     "PROVIDERS",
     "ProviderAnswer",
     "ProviderFailure",
+    "Rank",
     "SearchKind",
     "SearchProvider",
     "SearchRequest",
@@ -48,26 +54,53 @@ async def search(
     max_results: int = 5,
     *,
     provider: ProviderChoice = None,
+    providers: ProviderChoice = None,
     cache: bool = True,
     settings: Settings | None = None,
     client: httpx.AsyncClient | None = None,
     kind: SearchKind = "search",
     country: str | None = None,
+    language: str | None = None,
     locale: str | None = None,
+    include_domains: Sequence[str] = (),
+    exclude_domains: Sequence[str] = (),
+    time_range: TimeRange | None = None,
+    safesearch: SafeSearch | None = None,
+    policy: DomainPolicy | None = None,
     router: SearchRouter | None = None,
 ) -> SearchResponse:
-    """Search the web. `provider` forces one provider (or an order); `cache=False` asks upstream.
+    """Search the web. `provider` forces one provider (or an order to fall back along);
+    `providers` asks several at once and fuses their results (`"all"`: every configured one);
+    `cache=False` asks upstream.
+
+    `include_domains`/`exclude_domains` (subdomains included), `time_range` (day, week,
+    month, year), `country` (ISO 3166-1, e.g. "DE"), `language` (e.g. "de"; `locale` is its
+    older name) and `safesearch` (off, moderate, strict) are mapped onto each provider's
+    own parameters, and domains are filtered locally where a provider has none; the
+    response's `applied` says which were applied how. `policy` narrows the configured
+    domain policy for this call; nothing widens it.
 
     Pass `router=runtime.router` (a `weblens.Runtime`) so that many searches share rate
     limits, the circuit breaker and in-flight work; without it this call builds a router
     from `settings` (default: the environment and config file) and closes it afterwards,
     like `httpx.get` next to a client.
     """
-    request = make_request(query=query, max_results=max_results, kind=kind, country=country, locale=locale)
+    request = make_request(
+        query=query,
+        max_results=max_results,
+        kind=kind,
+        country=country,
+        language=language or locale,
+        include_domains=include_domains,
+        exclude_domains=exclude_domains,
+        time_range=time_range,
+        safesearch=safesearch,
+    )
+    options: dict[str, Any] = {"provider": provider, "providers": providers, "policy": policy, "use_cache": cache}
     if router is not None:
-        return await router.search(request, provider=provider, use_cache=cache)
+        return await router.search(request, **options)
     async with SearchRouter.from_settings(settings or get_settings(), client=client) as own:
-        return await own.search(request, provider=provider, use_cache=cache)
+        return await own.search(request, **options)
 
 
 class _CallableModule(types.ModuleType):

@@ -22,5 +22,8 @@ class RateLimitedProvider:
     def __repr__(self) -> str:
         return f"<RateLimitedProvider {self.inner!r} every {self.limiter.interval:g} s>"
 
+    def native_params(self, request: SearchRequest) -> frozenset[str]:
+        return self.inner.native_params(request)
+
     async def search(self, request: SearchRequest) -> ProviderAnswer:
         return await self.limiter.run(lambda: self.inner.search(request))

@@ -6,24 +6,32 @@ providers; they are cleaned here, once, so nothing downstream has to.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringConstraints, ValidationError
 
 from weblens.errors import ToolValidationError
+from weblens.policy.domains import normalise_domain
 
 __all__ = [
+    "MAX_DOMAINS",
     "MAX_QUERY_CHARS",
     "MAX_RESULTS",
+    "SEARCH_PARAMS",
+    "Applied",
     "ProviderAnswer",
     "ProviderFailure",
     "Query",
+    "Rank",
+    "SafeSearch",
     "SearchKind",
     "SearchRequest",
     "SearchResponse",
     "SearchResult",
+    "TimeRange",
     "clean_text",
     "make_request",
 ]
@@ -67,22 +75,92 @@ Query = Annotated[
 ]
 CleanText = Annotated[str, AfterValidator(clean_text)]
 
+MAX_DOMAINS = 100
+"""Most domains one search may include or exclude."""
+TimeRange = Literal["day", "week", "month", "year"]
+SafeSearch = Literal["off", "moderate", "strict"]
+Applied = Literal["native", "local", "not_possible"]
+"""How a search parameter was applied by one provider: in its own API, by weblens on its
+results, or not at all (the provider has no such thing and it cannot be checked locally)."""
+SEARCH_PARAMS = ("include_domains", "exclude_domains", "time_range", "country", "language", "safesearch", "topic")
+_LANGUAGE = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,8}){0,2}")
+
+
+def _country(value: str | None) -> str | None:
+    if value is None or not value.strip():
+        return None
+    code = value.strip().upper()
+    if code == "UK":  # the common spelling of GB
+        code = "GB"
+    if len(code) != 2 or not code.isalpha() or code not in territory_names():
+        raise ValueError(f"{value!r} is not an ISO 3166-1 two-letter country code (e.g. US, DE, CN)")
+    return code
+
+
+def _language(value: str | None) -> str | None:
+    if value is None or not value.strip():
+        return None
+    code = value.strip().lower().replace("_", "-")
+    if not _LANGUAGE.fullmatch(code):
+        raise ValueError(f"{value!r} is not a language code (e.g. en, de, pt-br, zh-hans)")
+    return code
+
+
+def _domain_list(value: Any) -> Any:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [part for part in value.split(",") if part.strip()]
+    if isinstance(value, list | tuple) and len(value) > MAX_DOMAINS:
+        raise ValueError(f"at most {MAX_DOMAINS} domains")
+    if isinstance(value, list | tuple):
+        return tuple(sorted({normalise_domain(str(item)) for item in value}))
+    return value
+
+
+@functools.cache
+def territory_names() -> dict[str, str]:
+    """ISO 3166-1 alpha-2 codes and their English names (e.g. "US": "United States"): constant data."""
+    from babel import Locale  # loaded only when a country is given
+
+    names = Locale("en").territories
+    return {code: str(name) for code, name in names.items() if len(code) == 2 and code.isalpha()}
+
+
+Country = Annotated[str | None, BeforeValidator(_country)]
+Language = Annotated[str | None, BeforeValidator(_language)]
+Domains = Annotated[tuple[str, ...], BeforeValidator(_domain_list)]
+
 
 class SearchRequest(BaseModel):
-    """A normalised search; its JSON form is the cache key, whoever answers it."""
+    """A normalised search; its JSON form is the cache key, whoever answers it.
+
+    `include_domains`/`exclude_domains` hold domain names (subdomains included),
+    `country` an ISO 3166-1 code, `language` a language code; each provider maps them onto
+    its own API where it has them, and weblens filters domains locally where it has not.
+    """
 
     model_config = {"frozen": True}
 
     query: Query
     max_results: int = Field(default=5, ge=1, le=MAX_RESULTS)
     kind: SearchKind = "search"
-    country: str | None = None
-    locale: str | None = None
+    country: Country = None
+    language: Language = None
+    include_domains: Domains = ()
+    exclude_domains: Domains = ()
+    time_range: TimeRange | None = None
+    safesearch: SafeSearch | None = None
 
     def cache_parts(self) -> dict[str, Any]:
         parts = self.model_dump()
         parts["query"] = self.query.casefold()
         return parts
+
+    def requested(self) -> list[str]:
+        """The optional parameters this search sets (names from `SEARCH_PARAMS`)."""
+        asked = [name for name in SEARCH_PARAMS if name != "topic" and getattr(self, name)]
+        return [*asked, "topic"] if self.kind == "news" else asked
 
 
 def make_request(**fields: Any) -> SearchRequest:
@@ -98,6 +176,13 @@ def make_request(**fields: Any) -> SearchRequest:
         raise ToolValidationError(f"invalid search: {detail}", issues) from None
 
 
+class Rank(BaseModel):
+    """Where one provider ranked a result (1 is its first)."""
+
+    provider: str
+    rank: int
+
+
 class SearchResult(BaseModel):
     """One hit, in the shape every provider is mapped to."""
 
@@ -109,6 +194,10 @@ class SearchResult(BaseModel):
     provider: str
     extras: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific fields worth keeping (e.g. Serper's sitelinks, an image URL)."""
+    found_by: list[Rank] = Field(default_factory=list)
+    """Every provider that returned this page (by canonical URL) and at which rank."""
+    score: float | None = None
+    """Reciprocal-rank fusion score when several providers were fused."""
 
 
 class ProviderAnswer(BaseModel):
@@ -128,7 +217,12 @@ class ProviderFailure(BaseModel):
 
 
 class SearchResponse(BaseModel):
-    """The outcome of a search: who answered, who failed before it and why."""
+    """The outcome of a search: who answered, who failed before it and why.
+
+    A fused search (several providers at once) names all who answered in `providers`
+    and is `partial` when one of them failed; `applied` says, per parameter and provider,
+    how each optional parameter was applied (`native`, `local` or `not_possible`).
+    """
 
     query: str
     provider: str
@@ -136,3 +230,10 @@ class SearchResponse(BaseModel):
     extras: dict[str, Any] = Field(default_factory=dict)
     failures: list[ProviderFailure] = Field(default_factory=list)
     cached: bool = False
+    providers: list[str] = Field(default_factory=list)
+    fused: bool = False
+    """Several providers were asked at once (`providers=`), whether or not all answered."""
+    partial: bool = False
+    applied: dict[str, dict[str, Applied]] = Field(default_factory=dict)
+    filtered_out: int = 0
+    """Results the providers returned that the domain filters removed."""

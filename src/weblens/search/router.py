@@ -1,34 +1,63 @@
-"""Which provider answers: the configured order, fallback on failure, a breaker, the cache.
+"""Which providers answer: the configured order with fallback, or several at once (fusion).
 
 Order: an explicit `provider` argument, else `search.provider` from config, else the
 seed 000 rule extended to all providers (Tavily, Brave, Serper, SearXNG, DuckDuckGo),
 keeping only the configured ones. DuckDuckGo needs no key, so it is always last.
+
+`providers=[...]` (or `"all"`) asks several providers concurrently and fuses their
+results (`search.fusion`); one failing makes the response `partial`, which is never
+cached. Every answer passes the domain filter (the operator's policy narrowed by the
+caller's `include_domains`/`exclude_domains`) before anyone sees it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Sequence
 
 from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, setting_hint
-from weblens.errors import NotConfiguredError, ToolValidationError, WeblensError, error_class_for
+from weblens.errors import (
+    MaxUsesExceededError,
+    NotConfiguredError,
+    ToolValidationError,
+    UrlNotAllowedError,
+    WeblensError,
+    error_class_for,
+)
 from weblens.net import HttpSource, LazyClient
 from weblens.net.ratelimit import RateLimiters
+from weblens.policy.domains import DomainPolicy
+from weblens.policy.state import LocalPolicyState, PolicyState
 from weblens.search.breaker import CircuitBreaker
+from weblens.search.budget import DailyLimitedProvider
+from weblens.search.fusion import fuse, numbered
 from weblens.search.limited import RateLimitedProvider
-from weblens.search.models import ProviderFailure, SearchRequest, SearchResponse
+from weblens.search.models import ProviderAnswer, ProviderFailure, SearchRequest, SearchResponse
 from weblens.search.providers import PROVIDERS, SearchProvider, is_configured
+from weblens.search.results import applied, kept_results
 
-__all__ = ["AUTOMATIC_ORDER", "CACHE_NAMESPACE", "SearchRouter", "resolve_names"]
+__all__ = ["AUTOMATIC_ORDER", "CACHE_NAMESPACE", "ProviderChoice", "SearchRouter", "resolve_names"]
 
 AUTOMATIC_ORDER = ("tavily", "brave", "serper", "searxng", "duckduckgo")
 CACHE_NAMESPACE = "search"
-_PREFERRED_CODES = ("rate_limited", "timeout", "upstream_error", "not_configured", "not_found")
+ALL = "all"
+_PREFERRED_CODES = (
+    "rate_limited",
+    "max_uses_exceeded",
+    "timeout",
+    "upstream_error",
+    "not_configured",
+    "not_found",
+)
 """When several providers failed differently, the code reported: what the caller can act on first."""
+_LOCAL_CODES = (ToolValidationError, NotConfiguredError, MaxUsesExceededError)
+"""Failures decided here rather than by the upstream: they do not count against its breaker."""
 
 ProviderChoice = str | Sequence[str] | None
+_Failed = tuple[ProviderFailure, WeblensError | None]
 
 
 def resolve_names(choice: ProviderChoice, *, source: str = "provider") -> list[str]:
@@ -36,21 +65,30 @@ def resolve_names(choice: ProviderChoice, *, source: str = "provider") -> list[s
     if choice is None:
         return []
     raw = choice.split(",") if isinstance(choice, str) else list(choice)
-    names = [name.strip().lower() for name in raw if name.strip()]
+    names = list(dict.fromkeys(name.strip().lower() for name in raw if name.strip()))
     unknown = [name for name in names if name not in PROVIDERS]
     if unknown:
         message = f"unknown search provider {unknown[0]!r}; choose from {', '.join(sorted(PROVIDERS))}"
         if source == "config":
             raise NotConfiguredError(f"{message} ({setting_hint('search', 'provider')})")
-        raise ToolValidationError(message, [{"field": "provider", "message": message, "type": "enum"}])
+        raise ToolValidationError(message, [{"field": source, "message": message, "type": "enum"}])
     return names
 
 
-class SearchRouter(AsyncClosing):
-    """Asks providers in order until one answers; remembers answers; skips failing providers.
+class _Partial(Exception):
+    """Carries a partial fused response out of the cache's compute step, so it is not stored."""
 
-    A `Runtime` builds one and passes in the parts it shares (client, cache, limiters);
-    `SearchRouter.from_settings` builds one that owns its own, closed by `aclose()`.
+    def __init__(self, response: SearchResponse) -> None:
+        super().__init__("partial")
+        self.response = response
+
+
+class SearchRouter(AsyncClosing):
+    """Asks providers (in order, or all at once); remembers complete answers; skips failing providers.
+
+    A `Runtime` builds one and passes in the parts it shares (client, cache, limiters, the
+    policy state and the domain policy); `SearchRouter.from_settings` builds one that owns
+    its own, closed by `aclose()`.
     """
 
     def __init__(
@@ -60,14 +98,24 @@ class SearchRouter(AsyncClosing):
         client: HttpSource,
         cache: Cache,
         limiters: RateLimiters | None = None,
+        state: PolicyState | None = None,
+        domains: DomainPolicy | None = None,
     ) -> None:
         self.settings = settings
         self.client = client
         self.cache = cache
         self.limiters = limiters if limiters is not None else RateLimiters()
+        self.state = state if state is not None else LocalPolicyState()
+        self.domains = domains if domains is not None else settings.policy.domains()
         self.breaker = CircuitBreaker(settings.search.breaker_failures, settings.search.breaker_cooldown_s)
         self._providers: dict[str, SearchProvider] = {}
         self._owned: tuple[LazyClient | None, Cache | None] = (None, None)
+        unknown = sorted(set(settings.policy.daily_requests) - set(PROVIDERS))
+        if unknown:
+            raise NotConfiguredError(
+                f"unknown search provider {unknown[0]!r} in policy.daily_requests; choose from "
+                f"{', '.join(sorted(PROVIDERS))} ({setting_hint('policy', 'daily_requests')})"
+            )
 
     @classmethod
     def from_settings(cls, settings: Settings, *, client: HttpSource | None = None) -> SearchRouter:
@@ -95,72 +143,163 @@ class SearchRouter(AsyncClosing):
             return explicit
         return [name for name in AUTOMATIC_ORDER if is_configured(name, self.settings)]
 
+    def fused(self, choice: ProviderChoice, request: SearchRequest) -> list[str]:
+        """The providers a fused search asks: the names given, or for "all" every configured
+        one that can search this kind."""
+        names = [choice] if isinstance(choice, str) else list(choice or [])
+        if [name.strip().lower() for name in names] == [ALL]:
+            return [name for name in self.order() if request.kind in PROVIDERS[name].kinds]
+        return resolve_names(choice, source="providers")
+
     def provider(self, name: str) -> SearchProvider:
-        """The provider `name`, built once and wrapped in its upstream's rate limiter."""
+        """The provider `name`, built once, wrapped in its upstream's rate limiter and daily cap."""
         found = self._providers.get(name)
         if found is None:
-            inner = PROVIDERS[name](self.settings, self.client)
+            inner = PROVIDERS[name](self.settings, self.client, state=self.state)
             rate = getattr(inner.config, "requests_per_second", None)
             limiter = self.limiters.get(
                 f"{name} {inner.config.base_url}",
                 float(rate) if rate else None,
                 max_wait_s=self.settings.search.max_retry_after_s,
             )
-            found = self._providers[name] = RateLimitedProvider(inner, limiter)
+            found = RateLimitedProvider(inner, limiter)
+            limit = self.settings.policy.daily_requests.get(name)
+            if limit is not None:
+                found = DailyLimitedProvider(found, limit, self.state)
+            self._providers[name] = found
         return found
 
+    def within_policy(self, request: SearchRequest, narrower: DomainPolicy | None = None) -> SearchRequest:
+        """`request` with its domain filter narrowed to the operator's policy (and `narrower`);
+        `UrlNotAllowedError` when no domain at all could pass."""
+        asked = DomainPolicy(frozenset(request.include_domains) or None, frozenset(request.exclude_domains))
+        operator = self.domains.narrowed(narrower)
+        policy = operator.narrowed(asked)
+        if policy.allows_nothing:
+            wanted = ", ".join(request.include_domains) or "every domain"
+            allowed = ", ".join(sorted(operator.allow)) if operator.allow is not None else "any"
+            blocked = ", ".join(sorted(policy.block)) or "none"
+            raise UrlNotAllowedError(
+                f"no result could be shown: {wanted} is outside what this search may return "
+                f"(allowed domains: {allowed}; blocked: {blocked})",
+                details={"policy": "domains"},
+            )
+        return request.model_copy(
+            update={
+                "include_domains": tuple(sorted(policy.allow)) if policy.allow is not None else (),
+                "exclude_domains": tuple(sorted(policy.block)),
+            }
+        )
+
     async def search(
-        self, request: SearchRequest, *, provider: ProviderChoice = None, use_cache: bool = True
+        self,
+        request: SearchRequest,
+        *,
+        provider: ProviderChoice = None,
+        providers: ProviderChoice = None,
+        policy: DomainPolicy | None = None,
+        use_cache: bool = True,
     ) -> SearchResponse:
-        names = self.order(provider)
-        explicit = names if provider is not None else None
-        key = cache_key(request.cache_parts(), explicit)
+        """Search with fallback over `provider` (an order), or fused over `providers` (several, or "all").
+
+        `policy` narrows the operator's domain policy for this call (it cannot widen it)."""
+        request = self.within_policy(request, policy)
+        fused = self.fused(providers, request) if providers else []
+        if len(fused) == 1:
+            provider, fused = fused, []
+        if fused:
+            names = fused
+            key = cache_key(request.cache_parts(), sorted(names), "fused")
+        else:
+            names = self.order(provider)
+            key = cache_key(request.cache_parts(), names if provider is not None else None)
 
         asked: list[SearchResponse] = []
 
         async def ask() -> dict[str, object]:
-            asked.append(await self._ask(request, names))
-            return asked[0].model_dump(mode="json")
+            response = await (self._fuse(request, names) if fused else self._fall_back(request, names))
+            if response.partial:
+                raise _Partial(response)
+            asked.append(response)
+            return response.model_dump(mode="json")
 
-        value, cached = await self.cache.get_or_compute(
-            CACHE_NAMESPACE, key, self.settings.search.cache_ttl_s, ask, use_cache=use_cache
-        )
+        try:
+            value, cached = await self.cache.get_or_compute(
+                CACHE_NAMESPACE, key, self.settings.search.cache_ttl_s, ask, use_cache=use_cache
+            )
+        except _Partial as partial:  # shared with identical concurrent searches, stored for none
+            return partial.response.model_copy(deep=True)
         if asked:  # we asked upstream ourselves: no need to rebuild the response from JSON
             return asked[0]
         response = SearchResponse.model_validate(value)
         response.cached = cached
         return response
 
-    async def _ask(self, request: SearchRequest, names: list[str]) -> SearchResponse:
-        failures: list[tuple[ProviderFailure, WeblensError | None]] = []
-        for name in names:
-            skipped = self._skip_reason(name, request)
-            if skipped is not None:
-                failures.append((skipped, None))
-                continue
-            try:
-                requires = PROVIDERS[name].requires
-                if requires is not None:
-                    self.settings.require(name, requires)
-                answer = await self.provider(name).search(request)
-            except (ToolValidationError, NotConfiguredError) as exc:
-                failures.append((_failure(name, exc), exc))
-                if isinstance(exc, NotConfiguredError) and "status" in exc.details:
-                    self.breaker.failed(name, exc.code, exc.message)  # refused upstream: counts
-                continue
-            except WeblensError as exc:
-                failures.append((_failure(name, exc), exc))
+    async def _ask_one(self, name: str, request: SearchRequest) -> ProviderAnswer | _Failed:
+        skipped = self._skip_reason(name, request)
+        if skipped is not None:
+            return skipped, None
+        try:
+            requires = PROVIDERS[name].requires
+            if requires is not None:
+                self.settings.require(name, requires)
+            answer = await self.provider(name).search(request)
+        except _LOCAL_CODES as exc:
+            if "status" in exc.details:  # refused upstream (a key): counts
                 self.breaker.failed(name, exc.code, exc.message)
+            return _failure(name, exc), exc
+        except WeblensError as exc:
+            self.breaker.failed(name, exc.code, exc.message)
+            return _failure(name, exc), exc
+        self.breaker.succeeded(name)
+        return answer
+
+    async def _fall_back(self, request: SearchRequest, names: list[str]) -> SearchResponse:
+        failures: list[_Failed] = []
+        for name in names:
+            outcome = await self._ask_one(name, request)
+            if isinstance(outcome, tuple):
+                failures.append(outcome)
                 continue
-            self.breaker.succeeded(name)
+            results, dropped = kept_results(name, outcome.results, request)
             return SearchResponse(
                 query=request.query,
                 provider=name,
-                results=answer.results,
-                extras=answer.extras,
+                providers=[name],
+                results=numbered(results, request.max_results),
+                extras=outcome.extras,
                 failures=[failure for failure, _ in failures],
+                applied=applied(request, [self.provider(name)]),
+                filtered_out=dropped,
             )
         raise _combined(failures)
+
+    async def _fuse(self, request: SearchRequest, names: list[str]) -> SearchResponse:
+        outcomes = await asyncio.gather(*(self._ask_one(name, request) for name in names))
+        failures = [outcome for outcome in outcomes if isinstance(outcome, tuple)]
+        answers = [(name, o) for name, o in zip(names, outcomes, strict=True) if isinstance(o, ProviderAnswer)]
+        if not answers:
+            raise _combined(failures)
+        lists = []
+        dropped = 0
+        for name, answer in answers:
+            kept, removed = kept_results(name, answer.results, request)
+            lists.append((name, kept))
+            dropped += removed
+        answered = [name for name, _ in answers]
+        extras = next((answer.extras for _, answer in answers if answer.extras), {})
+        return SearchResponse(
+            query=request.query,
+            provider=",".join(answered),
+            providers=answered,
+            fused=True,
+            results=fuse(lists, request.max_results),
+            extras=extras,
+            failures=[failure for failure, _ in failures],
+            partial=bool(failures),
+            applied=applied(request, [self.provider(name) for name in answered]),
+            filtered_out=dropped,
+        )
 
     def _skip_reason(self, name: str, request: SearchRequest) -> ProviderFailure | None:
         if request.kind not in PROVIDERS[name].kinds:
@@ -180,7 +319,7 @@ def _failure(name: str, exc: WeblensError) -> ProviderFailure:
     return ProviderFailure(provider=name, code=exc.code, message=exc.message, status=status)
 
 
-def _combined(failures: list[tuple[ProviderFailure, WeblensError | None]]) -> WeblensError:
+def _combined(failures: list[_Failed]) -> WeblensError:
     """One error for "nobody answered": the only failure as is, or a summary of all of them."""
     raised = [(failure, exc) for failure, exc in failures if exc is not None]
     if len(failures) == 1 and raised:

@@ -10,16 +10,26 @@ SearXNG's and DuckDuckGo's protocols from recorded-shape fixtures, and misbehave
 Each fake checks the key the way its provider does and answers a bad key with that
 provider's documented error body; `requests_per_second` makes it answer 429 to requests
 that arrive too close together, like Brave's free tier.
+
+A fake also speaks the provider's optional parameters: `received(request)` reads back
+what a request asked for in weblens' words (`time_range`, `country`, `include_domains`,
+...), and a fake whose provider filters domains itself (Tavily, Serper's `site:`)
+applies those filters to its answer. `answer_with([...])` serves your own hits in the
+provider's format; several keys (`api_keys=`) make a pool, and `revoke(key)` /
+`exhaust(key)` make one key refused or spent the way the provider says so.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from typing import Any, ClassVar
+from urllib.parse import parse_qsl, urlsplit
 
+from weblens.policy.domains import host_in, normalise_host
 from weblens.testing.server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
@@ -28,6 +38,7 @@ __all__ = [
     "FakeSearxng",
     "FakeSerper",
     "FakeTavily",
+    "Hit",
     "ProviderFake",
     "fixture",
     "fixture_json",
@@ -35,6 +46,30 @@ __all__ = [
 
 DEFAULT_KEY = "test-key-0123456789"
 _MIB = 1024 * 1024
+Hit = dict[str, str]
+"""One result to serve: {"title", "url", "snippet"} (and optionally "date")."""
+_TIME_CODES: dict[str, str] = {"d": "day", "w": "week", "m": "month", "y": "year"}
+
+
+def _reverse(mapping: dict[str, str], value: str | None) -> str | None:
+    return mapping.get(value) if value is not None else None
+
+
+def _domain_filtered(items: list[Any], url_key: str, include: Sequence[str], exclude: Sequence[str]) -> list[Any]:
+    """What a provider that filters by domain (subdomains included) would return."""
+    if not include and not exclude:
+        return items
+    include = [normalise_host(d) for d in include]
+    exclude = [normalise_host(d) for d in exclude]
+    kept = []
+    for item in items:
+        host = normalise_host(urlsplit(str(item.get(url_key, ""))).hostname or "")
+        if include and not any(host_in(host, d) for d in include):
+            continue
+        if any(host_in(host, d) for d in exclude):
+            continue
+        kept.append(item)
+    return kept
 
 
 def fixture(name: str) -> bytes:
@@ -56,12 +91,24 @@ class ProviderFake(FakeServer):
     content_type: ClassVar[str] = "application/json"
     rate_limit_fixture: ClassVar[str | None] = None
     needs_key: ClassVar[bool] = True
+    url_key: ClassVar[str] = "url"
+    honours_domains: ClassVar[bool] = False
+    """Whether the provider filters results by domain itself (so the fake does too)."""
 
     def __init__(
-        self, *, api_key: str = DEFAULT_KEY, latency_s: float = 0.0, requests_per_second: float | None = None
+        self,
+        *,
+        api_key: str = DEFAULT_KEY,
+        api_keys: Sequence[str] | None = None,
+        latency_s: float = 0.0,
+        requests_per_second: float | None = None,
     ) -> None:
         super().__init__(latency_s=latency_s)
-        self.api_key = api_key
+        self.api_keys = list(api_keys) if api_keys else [api_key]
+        self.api_key = self.api_keys[0]
+        self._revoked: set[str] = set()
+        self._exhausted: set[str] = set()
+        self._hits: list[Hit] | None = None
         self.min_interval_s = 1.0 / requests_per_second if requests_per_second else 0.0
         self.rejected = 0
         """Requests answered 429 because they came too fast."""
@@ -71,11 +118,65 @@ class ProviderFake(FakeServer):
             self.route(method, path, self._handler(name))
 
     def reset(self) -> None:
-        """Forget requests, queued misbehaviour and pacing, so one fake can serve many tests."""
+        """Forget requests, queued misbehaviour, pacing, custom hits and key states, so one
+        fake can serve many tests."""
         super().reset()
         with self._pace_lock:
             self.rejected = 0
             self._last_arrival = None
+        self._revoked.clear()
+        self._exhausted.clear()
+        self._hits = None
+
+    # -- answers, keys and parameters -------------------------------------------------
+
+    def answer_with(self, hits: Sequence[Hit] | None) -> None:
+        """Serve these hits (in the provider's format) to the next searches; None: the fixtures again."""
+        self._hits = [dict(hit) for hit in hits] if hits is not None else None
+
+    def revoke(self, key: str) -> None:
+        """From now on `key` is refused the way the provider refuses a bad key."""
+        self._revoked.add(key)
+
+    def exhaust(self, key: str) -> None:
+        """From now on `key` is answered the way the provider says a key's quota is spent."""
+        self._exhausted.add(key)
+
+    def received(self, request: RecordedRequest) -> dict[str, Any]:
+        """What `request` asked for, in weblens' words (query, count, time_range, country, ...)."""
+        raise NotImplementedError
+
+    @property
+    def last_received(self) -> dict[str, Any]:
+        return self.received(self.requests[-1])
+
+    def quota_refusal(self) -> Reply:
+        """The provider's answer for a key whose plan limit is reached."""
+        return Reply(status=402, body={"error": "payment required"})
+
+    def items(self, data: Any) -> list[Any]:
+        """The result list inside a parsed answer."""
+        return list(data.get("results") or []) if isinstance(data, dict) else []
+
+    def with_items(self, data: Any, items: list[Any]) -> Any:
+        return {**data, "results": items}
+
+    def native_item(self, hit: Hit) -> dict[str, Any]:
+        """A hit in the provider's own result shape."""
+        return {"title": hit["title"], "url": hit["url"], "content": hit.get("snippet", "")}
+
+    def body_for(self, name: str, request: RecordedRequest) -> bytes:
+        """The answer to a search: the fixture (or `answer_with` hits), filtered as the provider would."""
+        data = fixture_json(name)
+        if self._hits is not None:
+            data = self.with_items(data, [self.native_item(hit) for hit in self._hits])
+        if self.honours_domains:
+            asked = self.received(request)
+            kept = _domain_filtered(
+                self.items(data), self.url_key, asked.get("include_domains", []), asked.get("exclude_domains", [])
+            )
+            data = self.with_items(data, kept)
+        return json.dumps(data, ensure_ascii=False).encode()
 
     # -- what a subclass says about its protocol --------------------------------------
 
@@ -94,10 +195,10 @@ class ProviderFake(FakeServer):
         return {}
 
     def settings(self) -> dict[str, Any]:
-        """Keyword arguments for `Settings(...)` pointing weblens at this fake."""
+        """Keyword arguments for `Settings(...)` pointing weblens at this fake (all its keys as a pool)."""
         section: dict[str, Any] = {"base_url": self.url()}
         if self.needs_key:
-            section["api_key"] = self.api_key
+            section["api_key"] = ",".join(self.api_keys)
         return {self.provider: section}
 
     # -- misbehaving on demand (each applies to the next `times` search requests) ------
@@ -156,11 +257,15 @@ class ProviderFake(FakeServer):
 
     def _handler(self, name: str) -> Callable[[RecordedRequest], Reply]:
         def handle(request: RecordedRequest) -> Reply:
-            if self.needs_key and self.presented_key(request) != self.api_key:
-                return self.refusal()
+            if self.needs_key:
+                key = self.presented_key(request)
+                if key not in self.api_keys or key in self._revoked:
+                    return self.refusal()
+                if key in self._exhausted:
+                    return self.quota_refusal()
             if self._too_fast(request):
                 return self._too_many({"X-RateLimit-Reset": "1"})
-            return Reply(body=fixture(name), content_type=self.content_type, headers=self.ok_headers())
+            return Reply(body=self.body_for(name, request), content_type=self.content_type, headers=self.ok_headers())
 
         return handle
 
@@ -190,6 +295,38 @@ class FakeBrave(ProviderFake):
     def refusal(self) -> Reply:
         return Reply(status=401, body=fixture_json("brave_error_422_token_invalid.json"))
 
+    def quota_refusal(self) -> Reply:
+        body = fixture_json("brave_error_429_rate_limited.json")
+        body["error"].update(code="QUOTA_LIMITED", detail="Request quota exceeded for plan.")
+        return Reply(status=429, body=body, headers={"X-RateLimit-Reset": "1, 86400"})
+
+    def items(self, data: Any) -> list[Any]:
+        if isinstance(data, dict) and isinstance(data.get("web"), dict):
+            return list(data["web"].get("results") or [])
+        return super().items(data)
+
+    def with_items(self, data: Any, items: list[Any]) -> Any:
+        if isinstance(data.get("web"), dict):
+            return {**data, "web": {**data["web"], "results": items}}
+        return super().with_items(data, items)
+
+    def native_item(self, hit: Hit) -> dict[str, Any]:
+        item = {"type": "search_result", "title": hit["title"], "url": hit["url"], "description": hit.get("snippet")}
+        return {**item, "page_age": hit["date"]} if hit.get("date") else item
+
+    def received(self, request: RecordedRequest) -> dict[str, Any]:
+        q = request.query
+        found = {
+            "query": q.get("q"),
+            "count": int(q.get("count", "20")),
+            "country": q.get("country"),
+            "language": q.get("search_lang"),
+            "safesearch": q.get("safesearch"),
+            "time_range": _reverse({"pd": "day", "pw": "week", "pm": "month", "py": "year"}, q.get("freshness")),
+            "topic": "news" if request.path.endswith("/news/search") else None,
+        }
+        return {key: value for key, value in found.items() if value is not None}
+
 
 class FakeTavily(ProviderFake):
     provider = "tavily"
@@ -204,8 +341,26 @@ class FakeTavily(ProviderFake):
         body = request.json() if request.body else None
         return body.get("api_key") if isinstance(body, dict) else None
 
+    honours_domains = True
+
     def refusal(self) -> Reply:
         return Reply(status=401, body=fixture_json("tavily_error_401.json"))
+
+    def quota_refusal(self) -> Reply:
+        return Reply(status=432, body=fixture_json("tavily_error_432.json"))
+
+    def received(self, request: RecordedRequest) -> dict[str, Any]:
+        body = request.json() or {}
+        found = {
+            "query": body.get("query"),
+            "count": body.get("max_results"),
+            "include_domains": body.get("include_domains"),
+            "exclude_domains": body.get("exclude_domains"),
+            "time_range": _TIME_CODES.get(str(body.get("time_range")), body.get("time_range")),
+            "country": body.get("country"),
+            "topic": "news" if body.get("topic") == "news" else None,
+        }
+        return {key: value for key, value in found.items() if value is not None}
 
 
 class FakeSerper(ProviderFake):
@@ -220,8 +375,49 @@ class FakeSerper(ProviderFake):
     def presented_key(self, request: RecordedRequest) -> str | None:
         return request.headers.get("x-api-key")
 
+    url_key = "link"
+    honours_domains = True
+
     def refusal(self) -> Reply:
         return Reply(status=403, body=fixture_json("serper_error_403.json"))
+
+    def quota_refusal(self) -> Reply:
+        return Reply(status=400, body=fixture_json("serper_error_400.json"))
+
+    def items(self, data: Any) -> list[Any]:
+        key = next((k for k in ("organic", "news", "images") if k in data), "organic")
+        return list(data.get(key) or [])
+
+    def with_items(self, data: Any, items: list[Any]) -> Any:
+        key = next((k for k in ("organic", "news", "images") if k in data), "organic")
+        return {**data, key: items}
+
+    def native_item(self, hit: Hit) -> dict[str, Any]:
+        item = {"title": hit["title"], "link": hit["url"], "snippet": hit.get("snippet", "")}
+        return {**item, "date": hit["date"]} if hit.get("date") else item
+
+    def received(self, request: RecordedRequest) -> dict[str, Any]:
+        body = request.json() or {}
+        words, include, exclude = [], [], []
+        for word in str(body.get("q", "")).split():
+            if word.startswith("site:"):
+                include.append(word.removeprefix("site:"))
+            elif word.startswith("-site:"):
+                exclude.append(word.removeprefix("-site:"))
+            elif word != "OR" or not include:
+                words.append(word)
+        tbs = str(body.get("tbs", ""))
+        found = {
+            "query": " ".join(words),
+            "count": body.get("num"),
+            "include_domains": include or None,
+            "exclude_domains": exclude or None,
+            "country": body.get("gl"),
+            "language": body.get("hl"),
+            "time_range": _TIME_CODES.get(tbs.removeprefix("qdr:")) if tbs else None,
+            "topic": "news" if request.path == "/news" else None,
+        }
+        return {key: value for key, value in found.items() if value is not None}
 
 
 class FakeSearxng(ProviderFake):
@@ -232,6 +428,19 @@ class FakeSearxng(ProviderFake):
     search_path = "/search"
     ok_fixture = "searxng_ok.json"
     needs_key = False
+
+    def received(self, request: RecordedRequest) -> dict[str, Any]:
+        q = request.query
+        language, _, region = str(q.get("language", "")).partition("-")
+        found = {
+            "query": q.get("q"),
+            "language": language or None,
+            "country": region.upper() or None,
+            "time_range": q.get("time_range"),
+            "safesearch": _reverse({"0": "off", "1": "moderate", "2": "strict"}, q.get("safesearch")),
+            "topic": "news" if q.get("categories") == "news" else None,
+        }
+        return {key: value for key, value in found.items() if value is not None}
 
     def _handler(self, name: str) -> Callable[[RecordedRequest], Reply]:
         serve = super()._handler(name)
@@ -258,6 +467,33 @@ class FakeDuckDuckGo(ProviderFake):
 
     def anomaly(self, times: int = 1) -> None:
         self.misbehave(self._too_many({}), times)
+
+    def received(self, request: RecordedRequest) -> dict[str, Any]:
+        form = dict(parse_qsl(request.body.decode("utf-8", "replace")))
+        region = form.get("kl")
+        found = {
+            "query": form.get("q"),
+            "region": region if region and region != "wt-wt" else None,
+            "time_range": _TIME_CODES.get(form.get("df", "")),
+            "safesearch": _reverse({"1": "strict", "-1": "moderate", "-2": "off"}, form.get("kp")),
+        }
+        return {key: value for key, value in found.items() if value is not None}
+
+    def body_for(self, name: str, request: RecordedRequest) -> bytes:
+        if self._hits is None:
+            return fixture(name)
+        blocks = [
+            '<div class="result results_links web-result"><div class="links_main result__body">'
+            f'<h2 class="result__title"><a class="result__a" href="{html.escape(hit["url"])}">'
+            f'{html.escape(hit["title"])}</a></h2>'
+            f'<a class="result__snippet" href="{html.escape(hit["url"])}">{html.escape(hit.get("snippet", ""))}</a>'
+            "</div></div>"
+            for hit in self._hits
+        ]
+        if not blocks:
+            return fixture("duckduckgo_html_empty.html")
+        page = '<!DOCTYPE html><html><body><div id="links" class="results">' + "".join(blocks) + "</div></body></html>"
+        return page.encode()
 
     def no_results(self, times: int = 1) -> None:
         self.misbehave(Reply(body=fixture("duckduckgo_html_empty.html"), content_type=self.content_type), times)

@@ -10,6 +10,7 @@ from weblens.config import get_settings
 from weblens.context import ToolContext
 from weblens.fetch.client import guard_for
 from weblens.fetch.firecrawl import FirecrawlClient
+from weblens.policy.domains import DomainPolicy
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Retry, Tool
@@ -61,13 +62,16 @@ class FirecrawlTool(Tool[FirecrawlInput]):
         formats: Sequence[str] = ("markdown",),
         timeout: float | None = None,
         name: str | None = None,
+        policy: DomainPolicy | None = None,
     ) -> None:
         self._client = client
+        self._policy = policy if policy is not None else DomainPolicy()
         self._formats = tuple(formats)
         self._scrape_timeout = timeout
         super().__init__(name=name, timeout=(timeout or 60.0) + _MARGIN_S, retry=Retry(max_attempts=2))
 
     async def run(self, params: FirecrawlInput, ctx: ToolContext) -> ToolResult:
+        self._policy.check(params.url, action="scrape")  # the operator's domain policy holds for remote fetchers too
         page = await self._client.scrape(
             params.url, formats=self._formats, include_links=params.include_links, timeout_s=self._scrape_timeout
         )
@@ -109,8 +113,10 @@ def firecrawl_tool(
         config = runtime.settings.firecrawl
         guard = guard_for(runtime.settings.fetch, runtime.resolver)
         client = FirecrawlClient(config, runtime.client, api_key=api_key, guard=guard)
+        policy = runtime.domain_policy
     else:
         settings = get_settings()
         config = settings.firecrawl
         client = FirecrawlClient(config, api_key=api_key, guard=guard_for(settings.fetch))
-    return FirecrawlTool(client, formats=formats, timeout=timeout or config.timeout)
+        policy = settings.policy.domains()
+    return FirecrawlTool(client, formats=formats, timeout=timeout or config.timeout, policy=policy)

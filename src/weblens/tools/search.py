@@ -16,11 +16,12 @@ from pydantic import BaseModel, Field, SecretStr, field_validator
 from weblens.config import Settings, get_settings
 from weblens.context import ToolContext
 from weblens.errors import WeblensError
+from weblens.policy.domains import DomainPolicy
 from weblens.redact import register_secret
 from weblens.result import ToolResult
 from weblens.runtime import Runtime, using
 from weblens.search import SearchResponse, SearchRouter, is_configured
-from weblens.search.models import MAX_RESULTS, Query, make_request
+from weblens.search.models import MAX_RESULTS, Query, SafeSearch, TimeRange, make_request
 from weblens.tool import Tool
 from weblens.tools import search_output as render
 
@@ -45,12 +46,48 @@ class SearchParams(BaseModel):
     def search_fields(self) -> dict[str, Any]:
         return {"query": self.query}
 
+    def fused(self) -> list[str] | None:
+        """Providers to ask at once and fuse; None lets the router choose (with fallback)."""
+        return None
+
 
 class WebSearchParams(SearchParams):
+    # seed 001's query and max_results, then the optional filters (no docstring: it would reach the schema)
     max_results: int = Field(default=5, ge=1, le=MAX_RESULTS, description="How many results (1-10)")
+    include_domains: list[str] | None = Field(
+        default=None, description='Only results from these domains, subdomains included (e.g. ["python.org"])'
+    )
+    exclude_domains: list[str] | None = Field(
+        default=None, description="No results from these domains, subdomains included"
+    )
+    time_range: TimeRange | None = Field(default=None, description="Only pages from the last day, week, month or year")
+    country: str | None = Field(default=None, description="Results for this country: a two-letter code (US, DE, CN)")
+    language: str | None = Field(default=None, description="Results in this language: a code such as en, de or zh")
+    safesearch: SafeSearch | None = Field(default=None, description="Adult-content filtering")
+    topic: Literal["general", "news"] | None = Field(
+        default=None, description="news: recent news articles instead of web pages"
+    )
+    providers: list[str] | None = Field(
+        default=None,
+        description='Ask several search providers at once and merge their results: names such as "brave", '
+        '"tavily", or ["all"] for every configured one',
+    )
 
     def search_fields(self) -> dict[str, Any]:
-        return {"query": self.query, "max_results": self.max_results}
+        return {
+            "query": self.query,
+            "max_results": self.max_results,
+            "include_domains": self.include_domains,
+            "exclude_domains": self.exclude_domains,
+            "time_range": self.time_range,
+            "country": self.country,
+            "language": self.language,
+            "safesearch": self.safesearch,
+            "kind": "news" if self.topic == "news" else "search",
+        }
+
+    def fused(self) -> list[str] | None:
+        return self.providers or None
 
 
 class CountParams(SearchParams):
@@ -103,13 +140,16 @@ class _SearchToolBase(Tool[SP]):
         providers: tuple[str, ...] | None = None,
         defaults: dict[str, Any] | None = None,
         settings: Settings | None = None,
+        policy: DomainPolicy | None = None,
         **options: Any,
     ) -> None:
         """`runtime` None: each call builds a runtime and closes it (seed 003's standalone tools).
-        `settings` replaces the runtime's for this tool only (e.g. its own API key)."""
+        `settings` replaces the runtime's for this tool only (e.g. its own API key); `policy`
+        narrows the runtime's domain policy for this tool (the model's own filters narrow it further)."""
         super().__init__(**options)
         self._runtime = runtime
         self._settings = settings
+        self.policy = policy
         self._own_router: SearchRouter | None = None
         self.providers = providers if providers is not None else self.fixed_providers
         self.defaults = {**self.request_defaults, **(defaults or {})}
@@ -130,7 +170,12 @@ class _SearchToolBase(Tool[SP]):
         async with using(self._runtime, self._settings) as runtime:
             router = self._router(runtime)
             try:
-                response = await router.search(request, provider=self.provider_order(router.settings))
+                response = await router.search(
+                    request,
+                    provider=self.provider_order(router.settings),
+                    providers=params.fused(),
+                    policy=self.policy,
+                )
             except WeblensError as exc:
                 return self.present_failure(exc)
         return self.present(response)
@@ -149,6 +194,8 @@ class SearchTool(_SearchToolBase[WebSearchParams]):
     description = (
         "Search the web and get titles, URLs and snippets of matching pages, with their sources. "
         "Use it for current events, facts you are unsure of, or anything that may have changed. "
+        "Optional filters narrow it (domains, time range, country, language, safe search, news); "
+        "the result says which ones each provider applied. "
         "If nothing is found, the result says so: do not repeat the same query."
     )
     params = WebSearchParams
@@ -241,7 +288,7 @@ def serper_tool(
         base = runtime.settings if runtime is not None else get_settings()
         serper = base.serper.model_copy(update={"api_key": SecretStr(api_key)})
         settings = base.model_copy(update={"serper": serper})
-    defaults = {"max_results": min(num_results, MAX_RESULTS), "country": country, "locale": locale}
+    defaults = {"max_results": min(num_results, MAX_RESULTS), "country": country, "language": locale}
     return SerperSearchTool(runtime, defaults=defaults, settings=settings)
 
 

@@ -5,7 +5,7 @@ from collections.abc import Callable
 import pytest
 
 from weblens.config import Settings
-from weblens.errors import NotConfiguredError, UpstreamError
+from weblens.errors import NotConfiguredError, RateLimitedError
 from weblens.search import search
 from weblens.testing.providers import FakeSerper, fixture_json
 
@@ -38,8 +38,9 @@ async def test_403_is_a_refused_key(serper: FakeSerper, make_settings: Callable[
     assert "SERPER_API_KEY" in info.value.message
 
 
-async def test_out_of_credits(serper: FakeSerper, make_settings: Callable[..., Settings]) -> None:
+async def test_out_of_credits_is_the_keys_quota(serper: FakeSerper, make_settings: Callable[..., Settings]) -> None:
     serper.fail(400, fixture_json("serper_error_400.json"))
-    with pytest.raises(UpstreamError) as info:
+    with pytest.raises(RateLimitedError) as info:
         await search("q", provider="serper", settings=make_settings(serper))
-    assert info.value.status == 400 and "Not enough credits" in info.value.message
+    assert info.value.details["status"] == 400 and "Not enough credits" in info.value.message
+    assert not info.value.retryable  # the key is spent: retrying it now cannot help

@@ -17,14 +17,17 @@ import httpx
 
 from weblens.config import ProviderConfig, Settings, setting_hint
 from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutError, UpstreamError, WeblensError
-from weblens.net import HttpSource, error_for_status, getter_for, translate_errors
+from weblens.net import HttpSource, error_for_status, getter_for, parse_retry_after, translate_errors
 from weblens.net.urls import web_url
+from weblens.policy.state import LocalPolicyState, PolicyState
 from weblens.redact import redact_text
+from weblens.search.keys import KEY_PROBLEM, KeyPool
 from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
 
 __all__ = [
     "MAX_BODY_BYTES",
     "PROVIDERS",
+    "UPSTREAM_MAX_RESULTS",
     "HttpProvider",
     "HttpReply",
     "SearchProvider",
@@ -35,12 +38,15 @@ __all__ = [
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 """A search answer is a few kB; anything past this is not one."""
+UPSTREAM_MAX_RESULTS = 20
+"""How many results to ask for when weblens filters domains itself (more to choose from)."""
 _DETAIL_MAX_CHARS = 300
 
 
 @runtime_checkable
 class SearchProvider(Protocol):
-    """One search API. `requires` is the setting in its config section that must be set."""
+    """One search API. `requires` is the setting in its config section that must be set;
+    `native_params` names the optional parameters (`SEARCH_PARAMS`) it applies itself."""
 
     @property
     def name(self) -> str: ...
@@ -50,6 +56,8 @@ class SearchProvider(Protocol):
 
     @property
     def kinds(self) -> frozenset[SearchKind]: ...
+
+    def native_params(self, request: SearchRequest) -> frozenset[str]: ...
 
     async def search(self, request: SearchRequest) -> ProviderAnswer: ...
 
@@ -112,33 +120,74 @@ class HttpReply:
 
 
 class HttpProvider:
-    """Shared plumbing: base URL, key, a hard per-request deadline, capped bodies, errors."""
+    """Shared plumbing: base URL, the key pool, a hard per-request deadline, capped bodies, errors.
+
+    A provider module implements `ask(request, key)`; `search` picks the key and moves on
+    to the next one in the pool when the provider refuses a key or says it is spent.
+    """
 
     name: ClassVar[str]
     requires: ClassVar[str | None] = "api_key"
     kinds: ClassVar[frozenset[SearchKind]] = frozenset({"search"})
+    native: ClassVar[frozenset[str]] = frozenset()
+    """Optional parameters (`SEARCH_PARAMS`) this provider's API applies itself."""
     auth_statuses: ClassVar[frozenset[int]] = frozenset({401, 403})
     """Statuses that mean the key was refused (Brave adds 422)."""
-    quota_statuses: ClassVar[frozenset[int]] = frozenset()
-    """Statuses that mean a plan limit was reached (Tavily's 432/433)."""
+    quota_statuses: ClassVar[frozenset[int]] = frozenset({402})
+    """Statuses that mean the key's plan limit was reached (Tavily adds 432/433)."""
 
-    def __init__(self, settings: Settings, client: HttpSource) -> None:
+    def __init__(self, settings: Settings, client: HttpSource, *, state: PolicyState | None = None) -> None:
         self.settings = settings
         self.config: ProviderConfig = getattr(settings, self.name)
         self._client = getter_for(client)
+        self.keys = KeyPool(
+            self.name,
+            self.config.keys() if self.requires == "api_key" else [],
+            state if state is not None else LocalPolicyState(),
+            refused_cooldown_s=settings.search.key_cooldown_s,
+            quota_cooldown_s=settings.search.key_quota_cooldown_s,
+        )
         self._urls: dict[str, httpx.URL] = {}
         """Endpoint URLs by path, parsed once: parsing one costs more than the rest of building a request."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.config.base_url!r}>"
 
+    def native_params(self, request: SearchRequest) -> frozenset[str]:
+        return self.native
+
     async def search(self, request: SearchRequest) -> ProviderAnswer:
+        if self.requires != "api_key":
+            return await self.ask(request, None)
+        last: WeblensError | None = None
+        for key in await self.keys.usable():
+            try:
+                answer = await self.ask(request, key)
+            except WeblensError as exc:
+                problem = exc.details.get(KEY_PROBLEM)
+                if problem not in ("refused", "quota"):
+                    raise
+                await self.keys.bench(key, problem, exc)
+                last = exc
+                continue
+            self.keys.answered(key)
+            return answer
+        if last is not None and len(self.keys.keys) == 1:
+            raise last  # a pool of one: the provider's own words say it best
+        raise await self.keys.none_left(self.refusal_hint(), last)
+
+    async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
+        """One request to the provider with this key (None for keyless providers)."""
         raise NotImplementedError
 
     # -- helpers for provider modules ----------------------------------------------
 
-    def api_key(self) -> str:
-        return str(self.settings.require(self.name, "api_key"))
+    def upstream_count(self, request: SearchRequest) -> int:
+        """How many results to ask for: more when weblens must drop some by domain itself."""
+        local = (request.include_domains and "include_domains" not in self.native_params(request)) or (
+            request.exclude_domains and "exclude_domains" not in self.native_params(request)
+        )
+        return max(request.max_results, UPSTREAM_MAX_RESULTS) if local else request.max_results
 
     def refusal_hint(self) -> str:
         """What to do when the upstream refuses us (which key to set)."""
@@ -184,11 +233,24 @@ class HttpProvider:
             exc = NotConfiguredError(
                 f"{self.name} refused the request (HTTP {reply.status}){said}; {self.refusal_hint()}"
             )
+            exc.details[KEY_PROBLEM] = "refused"
         elif reply.status in self.quota_statuses:
-            exc = RateLimitedError(f"{self.name} plan limit reached (HTTP {reply.status}){said}", retryable=False)
+            exc = self.quota_error(reply)
         else:
             exc = error_for_status(reply.status, provider=self.name, detail=detail, headers=reply.headers)
         exc.details.setdefault("status", reply.status)
+        return exc
+
+    def quota_error(self, reply: HttpReply, retry_after_s: float | None = None) -> WeblensError:
+        """The key's plan limit is reached: not retryable with this key, maybe with another."""
+        detail = describe_error(reply.body)
+        said = f": {detail}" if detail else ""
+        exc = RateLimitedError(
+            f"{self.name} plan limit reached (HTTP {reply.status}){said}",
+            retryable=False,
+            retry_after_s=retry_after_s if retry_after_s is not None else parse_retry_after(reply.headers),
+            details={"status": reply.status, KEY_PROBLEM: "quota"},
+        )
         return exc
 
     def results(

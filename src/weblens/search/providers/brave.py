@@ -1,4 +1,8 @@
-"""Brave Search: `GET /res/v1/web/search` (and `/news/search`), key in `X-Subscription-Token`."""
+"""Brave Search: `GET /res/v1/web/search` (and `/news/search`), key in `X-Subscription-Token`.
+
+Country, language (`search_lang`), safe search and time range (`freshness`) are Brave
+parameters; Brave has none for domains, so weblens filters those itself.
+"""
 
 from __future__ import annotations
 
@@ -13,34 +17,54 @@ __all__ = ["BraveProvider"]
 _PATHS = {"search": "/res/v1/web/search", "news": "/res/v1/news/search"}
 _MAX_QUERY_CHARS = 400
 """Brave refuses longer queries with a 422."""
+_MAX_COUNT = 20
+_FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
+
+
+def _longest_reset(reply: HttpReply) -> float | None:
+    """The last (longest) window of `X-RateLimit-Reset: 1, 1419704`: when the monthly quota returns."""
+    windows = reply.headers.get("x-ratelimit-reset", "").split(",")
+    try:
+        return max(float(window) for window in windows if window.strip())
+    except ValueError:
+        return None
 
 
 @register
 class BraveProvider(HttpProvider):
     """Brave documents a bad key as 422 but answers 401; both mean "set BRAVE_API_KEY".
-    A 422 about anything but the token is a bad request, reported as such."""
+    A 422 about anything but the token is a bad request, reported as such. A 429 whose
+    code is QUOTA_LIMITED is the key's monthly quota, not a rate limit."""
 
     name = "brave"
     kinds = frozenset({"search", "news"})
+    native = frozenset({"time_range", "country", "language", "safesearch", "topic"})
 
     def error(self, reply: HttpReply) -> WeblensError:
         if reply.status == 422 and b"TOKEN" in reply.body.upper():
             reply = HttpReply(401, reply.headers, reply.body, reply.text)
+        if reply.status == 429 and b"QUOTA_LIMITED" in reply.body:
+            return self.quota_error(reply, _longest_reset(reply))
         return super().error(reply)
 
-    async def search(self, request: SearchRequest) -> ProviderAnswer:
-        params: dict[str, Any] = {"q": request.query[:_MAX_QUERY_CHARS], "count": request.max_results}
+    async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
+        count = min(self.upstream_count(request), _MAX_COUNT)
+        params: dict[str, Any] = {"q": request.query[:_MAX_QUERY_CHARS], "count": count}
         if request.country:
             params["country"] = request.country
-        if request.locale:
-            params["search_lang"] = request.locale
-        headers = {"X-Subscription-Token": self.api_key(), "Accept": "application/json"}
+        if request.language:
+            params["search_lang"] = request.language
+        if request.safesearch:
+            params["safesearch"] = request.safesearch
+        if request.time_range:
+            params["freshness"] = _FRESHNESS[request.time_range]
+        headers = {"X-Subscription-Token": key or "", "Accept": "application/json"}
         data = await self.send_json("GET", _PATHS[request.kind], params=params, headers=headers)
         web = data.get("web")
         items = data.get("results") if request.kind == "news" else web.get("results") if isinstance(web, dict) else None
         results = self.results(
             items,
-            request.max_results,
+            count,
             snippet=("description",),
             date=("page_age", "age"),
             extras=("age", "language", "extra_snippets"),

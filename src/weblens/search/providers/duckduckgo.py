@@ -4,6 +4,10 @@ An own client rather than `ddgs`: that library turns HTTP 202 (DuckDuckGo's rate
 page) into "No results found.", the very confusion an agent must not see. Here a 202 or
 an anomaly page is `rate_limited`, an explicit "no results" page is an empty answer, and
 a page we cannot recognise is an upstream error.
+
+Time range (`df`) and safe search (`kp`) are form fields of the HTML endpoint; its
+regions (`kl`) pair a country with one language each, so country and language are not
+applied, and domains are filtered by weblens.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ _NO_RESULTS = lxml.etree.XPath('boolean(//*[@id="links" or contains(@class, "no-
 _ANOMALY_MARKERS = ("anomaly-modal", "anomaly.js", "challenge-form", "bots use DuckDuckGo")
 _ALL_REGIONS = "wt-wt"
 _BLOCKED_STATUSES = frozenset({403, 418})
+_TIME = {"day": "d", "week": "w", "month": "m", "year": "y"}
+_SAFESEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
 
 
 def unwrap_link(href: str) -> str:
@@ -72,22 +78,29 @@ class DuckDuckGoProvider(HttpProvider):
     name = "duckduckgo"
     requires = None
     auth_statuses = frozenset()
+    quota_statuses = frozenset()
+    native = frozenset({"time_range", "safesearch"})
 
     def error(self, reply: HttpReply) -> WeblensError:
         if reply.status in _BLOCKED_STATUSES:  # there is no key: a refusal is bot protection
             return RateLimitedError(f"duckduckgo refused the request (HTTP {reply.status}); this is not 'no results'")
         return super().error(reply)
 
-    async def search(self, request: SearchRequest) -> ProviderAnswer:
+    async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
         form = {"q": request.query, "kl": _ALL_REGIONS, "b": ""}
+        if request.time_range:
+            form["df"] = _TIME[request.time_range]
+        if request.safesearch:
+            form["kp"] = _SAFESEARCH[request.safesearch]
         reply = await self.send("POST", "/html/", data=form, headers={"Referer": "https://html.duckduckgo.com/"})
         if reply.status == 202 or any(marker in reply.text for marker in _ANOMALY_MARKERS):
             raise RateLimitedError(
                 f"duckduckgo is rate limiting requests (HTTP {reply.status}, anomaly page); this is not 'no results'"
             )
-        items = parse_page(reply.text, request.max_results)
+        count = self.upstream_count(request)
+        items = parse_page(reply.text, count)
         if items is None:
             raise UpstreamError(
                 f"duckduckgo sent a page that is not a results page (HTTP {reply.status})", status=reply.status
             )
-        return ProviderAnswer(results=self.results(items, request.max_results))
+        return ProviderAnswer(results=self.results(items, count))
