@@ -205,7 +205,7 @@ def extract_html(html: str, url: str | None = None) -> HtmlExtract:
     meta = _meta(tree)
     title = _title(tree, meta)
     hydrated = hydration_text(tree)
-    # before the scripts go: a thread's first post may be in its JSON-LD
+    # read while the scripts are there: a thread's first post may be only in its JSON-LD
     thread = thread_markdown(tree, _heading(tree) or title)
     shown = visible_text(tree)
     kind = challenge_kind(tree, title, shown)
