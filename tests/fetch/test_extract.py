@@ -48,3 +48,25 @@ def test_invalid_json_is_shown_as_sent() -> None:
 
 def test_xml_is_text() -> None:
     assert extract(b"<rss><item>x</item></rss>", "application/rss+xml").content.startswith("<rss>")
+
+
+def test_the_pages_own_angle_bracket_text_survives_link_cleanup() -> None:
+    page = (
+        "<html><body><article><h1>HTML tags</h1><p>Use the &lt;u&gt; element sparingly: readers take underlined "
+        "words for links, and the &lt;u&gt; element means little of its own in modern documents.</p>"
+        "<p>Prefer emphasis, or a span with a class; the user_agent stylesheet draws the line.</p>"
+        "</article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+    assert "Use the \\<u> element sparingly" in content and "user_agent stylesheet" in content
+
+
+def test_markup_inside_a_code_block_is_kept() -> None:
+    words = "The development server prints the file it serves, underlined in the terminal. " * 3
+    page = (
+        f"<html><body><article><h1>Running</h1><p>{words}</p>"
+        "<pre><code>$ serve dev &lt;u&gt;main.py&lt;/u&gt;\nready on port 8000</code></pre>"
+        f"<p>{words}</p></article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+    assert "```\n$ serve dev <u>main.py</u>\nready on port 8000\n```" in content

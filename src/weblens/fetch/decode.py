@@ -15,8 +15,10 @@ __all__ = ["charset_from_content_type", "decode_body"]
 
 _META_WINDOW = 4096
 _DETECT_WINDOW = 64 * 1024
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
-_CT_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+# Possessive spaces and a tag scan that stops at the next `<`: linear on hostile input (`charset=` and
+# 20 000 spaces took 16 s with plain `\s*\s*`, each retried against the other).
+_META_CHARSET = re.compile(rb"""<meta\b[^<>]*?charset\s*+=\s*+["']?+\s*+([A-Za-z0-9_.:-]++)""", re.I)
+_CT_CHARSET = re.compile(r"""charset\s*+=\s*+["']?+\s*+([A-Za-z0-9_.:-]++)""", re.I)
 # Browsers read these labels as their supersets (WHATWG Encoding Standard).
 _SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252"}
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))

@@ -1,8 +1,9 @@
 """A response body to text, by content type: HTML, text, JSON, PDF; anything else is refused.
 
-CPU-bound and synchronous on purpose: the fetcher runs it off the event loop. The HTML
-and PDF readers (trafilatura, pypdf) are imported on first use: they take most of a
-second to load, and most commands never read a page.
+CPU-bound and synchronous on purpose: the fetcher runs it off the event loop (and may run
+it in another process: inputs and outputs are plain, picklable values). The HTML and PDF
+readers (trafilatura, pypdf) are imported on first use: they take most of a second to
+load, and most commands never read a page.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ _TEXT_TYPES = frozenset(
     {"application/xml", "application/javascript", "application/x-yaml", "application/yaml", "application/x-ndjson"}
 )
 _SNIFF_WINDOW = 512
-# Below this many visible characters an HTML page with scripts is taken for a JavaScript shell.
-_SHELL_VISIBLE_CHARS = 200
 JS_SHELL_NOTE = (
     "The page holds no readable text: it looks like a JavaScript application whose content is "
     "built in the browser, which weblens does not run. Try another source for this information."
@@ -66,14 +65,14 @@ def _html(body: bytes, content_type: str, url: str, raw: bool) -> Extracted:
     text, _ = decode_body(body, content_type, html=True)
     if raw:
         return Extracted(text, "raw")
-    from weblens.fetch.html import extract_html, visible_text_length
+    from weblens.fetch.html import SHELL_VISIBLE_CHARS, extract_html
 
-    found = extract_html(text, url)
+    found = extract_html(text, url)  # raises BlockedError for a bot check or consent wall
     note = None
     if not found.content:
-        shell = "<script" in text.lower() and visible_text_length(text) < _SHELL_VISIBLE_CHARS
+        shell = found.visible_chars < SHELL_VISIBLE_CHARS and "<script" in text.lower()
         note = JS_SHELL_NOTE if shell else EMPTY_NOTE
-    return Extracted(found.content, "trafilatura", found.title, found.byline, found.date, note)
+    return Extracted(found.content, found.method, found.title, found.byline, found.date, note)
 
 
 def _json(body: bytes, content_type: str) -> Extracted:

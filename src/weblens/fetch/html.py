@@ -1,42 +1,68 @@
-"""HTML to the main content as markdown (trafilatura), plus title, byline and date.
+"""HTML to the main content as markdown, plus title, byline and date.
 
-Measured on the article-extraction benchmark (bench/extraction.py): trafilatura's fast
-mode with comments off keeps the F1 of its full cascade at about 1.4x the speed; parsing
-once with lxml and dropping what is never article text (scripts, navigation, headers,
-footers, asides, form controls) in C before trafilatura walks the tree brings that to
-about 1.7x at a higher F1. Title, byline and date come from the head instead. Its
-markdown escapes underscores inside words and marks links as `<u>`; both are undone so
-the model reads plain words.
+The page is parsed once, with lxml (after `bound_attributes` cut any attribute flood, the
+one input that makes the parser itself slow); title, byline and date come from that tree,
+never from a regex over the source. weblens reads a page as a browser without JavaScript
+would: scripts and styles are not text, `<noscript>` content is.
+
+In order, each step measured on both benchmark corpora (bench/extraction.py):
+- a bot check or consent wall raises BlockedError (`challenge.py`);
+- an empty shell whose content ships as JSON is read from that JSON (`hydration.py`);
+- trafilatura's fast pass (comments off, tables kept, markdown); when it keeps under a
+  fifth of the visible words, its full cascade (readability and jusText as second
+  opinions) runs instead;
+- a thread marked up with schema.org posts that holds most of that content is returned
+  post by post under author lines (`posts.py`);
+- when the result still holds almost nothing of the page (a grid of links), the page's
+  own text minus navigation, header, footer and asides.
+trafilatura escapes every underscore and marks links as `<u>`; both are undone.
 """
 
 from __future__ import annotations
 
-import html as html_lib
 import re
+from collections import Counter
 
 import trafilatura
 from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 
-__all__ = ["HtmlExtract", "extract_html", "visible_text_length"]
+from weblens.errors import BlockedError
+from weblens.fetch.challenge import challenge_kind
+from weblens.fetch.hydration import hydration_text
+from weblens.fetch.markup import bound_attributes
+from weblens.fetch.posts import thread_markdown
 
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.I | re.S)
-_META = re.compile(r"<meta\s[^>]*>", re.I)
-_ATTR = re.compile(r"""([a-zA-Z:_-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+__all__ = ["SHELL_VISIBLE_CHARS", "HtmlExtract", "extract_html", "parse_html", "visible_text", "visible_text_length"]
+
+# Below this many visible characters a body is a shell (its content, if any, is built by scripts).
+SHELL_VISIBLE_CHARS = 200
+# When trafilatura's fast pass keeps less than this share of the visible words, its full cascade
+# (readability and jusText as second opinions) runs too: it rescues pages the fast pass cuts short.
+_SECOND_OPINION_SHARE = 0.2
+# The main-content pass keeping less than this share of the page's own text leaves the page's text in charge.
+_RECALL_FLOOR = 0.05
+# trafilatura spends up to ~0.4 ms an element on some shapes (250 000 bare <p>: minutes); the
+# largest of 590 real pages measured has 11 000 elements once scripts are gone. Past this
+# many, the page's text is read in one linear pass instead.
+_MAX_ELEMENTS = 30_000
+# A thread's posts must hold this share of the main content's words to stand for the page.
+_THREAD_SHARE = 0.6
 _TITLE_KEYS = ("og:title", "twitter:title")
 _BYLINE_KEYS = ("author", "article:author", "byl", "dc.creator", "parsely-author", "sailthru.author")
 _DATE_KEYS = (
     "article:published_time", "datepublished", "date", "dc.date", "pubdate", "publish-date", "og:updated_time",
 )  # fmt: skip
-_UNDERLINE = re.compile(r"</?u>")
-_ESCAPED_UNDERSCORE = re.compile(r"(?<=\w)\\_(?=\w)")
-_INVISIBLE = re.compile(
-    r"<(script|style|noscript|template|svg|head)\b[^>]*>.*?</\1\s*>|<!--.*?-->|<[^>]+>", re.I | re.S
+# A linear pattern on trafilatura's own output (no repetition at all).
+_UNDERLINE = re.compile(r"(?<!\\)</?u>")  # not `\<u>`: that is the page's own text, escaped
+_INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "head")
+_VISIBLE_TEXT = etree.XPath(
+    "(//body|/*[not(//body)])//text()[not(" + " or ".join(f"ancestor::{tag}" for tag in _INVISIBLE) + ")]"
 )
-_META_WINDOW = 64 * 1024
-_NEVER_CONTENT = (
-    "script", "style", "noscript", "svg", "template", "iframe",
-    "nav", "footer", "aside", "header", "button", "select", "input", "label",
+_NOT_PAGE_TEXT = ("nav", "header", "footer", "aside", "button", "select", "label", "dialog")
+_BLOCKS = frozenset(
+    {"p", "div", "section", "article", "main", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
+     "dd", "dt", "td", "th", "figcaption", "br", "table", "ul", "ol", "dl"}
 )  # fmt: skip
 # The bytes handed to lxml are always UTF-8 (we decoded them); a stale meta charset must not win.
 _PARSER = lxml_html.HTMLParser(
@@ -45,24 +71,37 @@ _PARSER = lxml_html.HTMLParser(
 
 
 class HtmlExtract:
-    """What came out of a page: markdown body (maybe empty) and what the head says."""
+    """What came out of a page: markdown body (maybe empty), what the head says, how much text it shows."""
 
-    __slots__ = ("byline", "content", "date", "title")
+    __slots__ = ("byline", "content", "date", "method", "title", "visible_chars")
 
-    def __init__(self, content: str, title: str, byline: str | None, date: str | None) -> None:
+    def __init__(
+        self, content: str, title: str, byline: str | None, date: str | None, *, method: str, visible_chars: int
+    ) -> None:
         self.content = content
         self.title = title
         self.byline = byline
         self.date = date
+        self.method = method
+        self.visible_chars = visible_chars
 
 
-def _meta_tags(head: str) -> dict[str, str]:
+def parse_html(html: str) -> lxml_html.HtmlElement | None:
+    """The page's tree, or None when lxml finds no document in it."""
+    try:
+        tree = lxml_html.fromstring(bound_attributes(html).encode("utf-8", "surrogatepass"), parser=_PARSER)
+    except (etree.ParserError, ValueError):
+        return None
+    return tree
+
+
+def _meta(tree: lxml_html.HtmlElement) -> dict[str, str]:
     found: dict[str, str] = {}
-    for tag in _META.findall(head):
-        attrs = {m.group(1).lower(): m.group(2) or m.group(3) or m.group(4) or "" for m in _ATTR.finditer(tag)}
-        key = (attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or "").lower()
-        if key and "content" in attrs and key not in found:
-            found[key] = html_lib.unescape(attrs["content"]).strip()
+    for tag in tree.iter("meta"):
+        key = (tag.get("property") or tag.get("name") or tag.get("itemprop") or "").strip().lower()
+        content = tag.get("content")
+        if key and content and key not in found:
+            found[key] = content.strip()
     return found
 
 
@@ -70,39 +109,127 @@ def _first(meta: dict[str, str], keys: tuple[str, ...]) -> str | None:
     return next((meta[k] for k in keys if meta.get(k)), None)
 
 
-def _clean_markdown(text: str) -> str:
-    return _ESCAPED_UNDERSCORE.sub("_", _UNDERLINE.sub("", text)).strip()
+def _title(tree: lxml_html.HtmlElement, meta: dict[str, str]) -> str:
+    found = _first(meta, _TITLE_KEYS)
+    if found:
+        return found
+    title = next(tree.iter("title"), None)
+    return " ".join((title.text_content() if title is not None else "").split())
+
+
+def _heading(tree: lxml_html.HtmlElement) -> str:
+    """The page's first `<h1>`: a thread's own title, without the site name a `<title>` adds."""
+    heading = next(tree.iter("h1"), None)
+    return " ".join(heading.text_content().split()) if heading is not None else ""
+
+
+def _text_lines(root: etree._Element) -> str:
+    """The text under `root`, a line per block element, spaces collapsed."""
+    lines: list[str] = []
+    current: list[str] = []
+    for event, element in etree.iterwalk(root, events=("start", "end")):
+        if not isinstance(element.tag, str):
+            continue
+        if event == "start":
+            if element.tag in _BLOCKS and current:
+                lines.append(" ".join(current))
+                current = []
+            if element.text:
+                current.extend(element.text.split())
+        else:
+            if element.tag in _BLOCKS and current:
+                lines.append(" ".join(current))
+                current = []
+            if element.tail and element is not root:
+                current.extend(element.tail.split())
+    if current:
+        lines.append(" ".join(current))
+    return "\n".join(lines)
+
+
+def visible_text(tree: lxml_html.HtmlElement) -> str:
+    """The text a reader without JavaScript sees, spaces collapsed (`tree` is left as it is: trafilatura
+    reads a page's JSON-LD, and a thread page without it loses its posts)."""
+    return " ".join(" ".join(_VISIBLE_TEXT(tree)).split())
 
 
 def visible_text_length(html: str) -> int:
-    """Characters a reader would see (scripts, styles and tags removed)."""
-    return len(" ".join(html_lib.unescape(_INVISIBLE.sub(" ", html)).split()))
+    """Characters a reader would see (scripts, styles and tags removed), spaces collapsed."""
+    tree = parse_html(html)
+    return 0 if tree is None else len(visible_text(tree))
 
 
-def _pruned_tree(html: str) -> lxml_html.HtmlElement | str:
-    """The parsed page without elements that never hold article text; the string if lxml balks."""
-    try:
-        tree = lxml_html.fromstring(html.encode("utf-8", "surrogatepass"), parser=_PARSER)
-    except (etree.ParserError, ValueError):
-        return html
-    if tree is None or len(tree) == 0:
-        return html
-    etree.strip_elements(tree, *_NEVER_CONTENT, with_tail=False)
-    return tree
+def _page_text(tree: lxml_html.HtmlElement) -> str:
+    """Everything the page shows but its navigation, header, footer, asides and form controls (strips `tree`)."""
+    etree.strip_elements(tree, *_INVISIBLE, *_NOT_PAGE_TEXT, with_tail=False)
+    body = next(tree.iter("body"), None)
+    return _text_lines(body if body is not None else tree)
+
+
+def _clean_markdown(text: str) -> str:
+    # trafilatura escapes every `_` (a word character: `snake\_case` is two words); other escapes are left.
+    # It writes underlined words as <u>...</u>; inside a fenced block such tags are the page's own code.
+    parts = text.replace("\\_", "_").split("```")
+    parts[::2] = [_UNDERLINE.sub("", part) for part in parts[::2]]
+    return "```".join(parts).strip()
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _markdown(page: lxml_html.HtmlElement, url: str | None, *, fast: bool = True) -> str:
+    body = trafilatura.extract(
+        page, url=url, fast=fast, include_comments=False, include_tables=True, output_format="markdown"
+    )
+    return _clean_markdown(body or "")
+
+
+def _covers(posts: str, content: str) -> bool:
+    """Whether the posts hold most of what the main-content pass found (else: an article with comments)."""
+    found = Counter(content.lower().split())
+    if not found:
+        return bool(posts)
+    held = found & Counter(posts.lower().split())
+    return sum(held.values()) >= _THREAD_SHARE * sum(found.values())
 
 
 def extract_html(html: str, url: str | None = None) -> HtmlExtract:
-    """Main content as markdown; an empty `content` means the page holds no article text."""
-    head = html[:_META_WINDOW]
-    meta = _meta_tags(head)
-    match = _TITLE.search(head)
-    title = _first(meta, _TITLE_KEYS) or (" ".join(html_lib.unescape(match.group(1)).split()) if match else "")
-    body = trafilatura.extract(
-        _pruned_tree(html),
-        url=url,
-        fast=True,
-        include_comments=False,
-        include_tables=True,
-        output_format="markdown",
-    )
-    return HtmlExtract(_clean_markdown(body or ""), title, _first(meta, _BYLINE_KEYS), _first(meta, _DATE_KEYS))
+    """Main content as markdown; an empty `content` means the page shows no text.
+
+    Raises BlockedError when the page is a bot check or consent wall instead of the page.
+    """
+    tree = parse_html(html)
+    if tree is None:
+        return HtmlExtract("", "", None, None, method="empty", visible_chars=0)
+    meta = _meta(tree)
+    title = _title(tree, meta)
+    hydrated = hydration_text(tree)
+    # read while the scripts are there: a thread's first post may be only in its JSON-LD
+    thread = thread_markdown(tree, _heading(tree) or title)
+    shown = visible_text(tree)
+    kind = challenge_kind(tree, title, shown)
+    if kind is not None:
+        where = f" ({url})" if url else ""
+        what = "a bot check" if kind == "bot_challenge" else "a consent page"
+        raise BlockedError(
+            f"the site answered with {what} instead of the page{where}; weblens cannot pass it",
+            details={"reason": kind, "title": title},
+        )
+    byline, date = _first(meta, _BYLINE_KEYS), _first(meta, _DATE_KEYS)
+    visible_chars = len(shown)
+    if visible_chars < SHELL_VISIBLE_CHARS and _words(hydrated) > _words(shown):
+        return HtmlExtract(hydrated, title, byline, date, method="hydration", visible_chars=visible_chars)
+    if sum(1 for _ in tree.iter()) > _MAX_ELEMENTS:
+        return HtmlExtract(_page_text(tree), title, byline, date, method="page-text", visible_chars=visible_chars)
+    content, method = _markdown(tree, url), "trafilatura"
+    if _words(content) < _SECOND_OPINION_SHARE * _words(shown):
+        content = _markdown(tree, url, fast=False)
+    if thread is not None and _covers(thread, content):
+        content, method = thread, "thread"
+    # the visible text bounds the page text: skip building it when it cannot win
+    if _words(content) < _RECALL_FLOOR * _words(shown):
+        page = _page_text(tree)
+        if _words(content) < _RECALL_FLOOR * _words(page):
+            return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
+    return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)

@@ -6,8 +6,11 @@
 
 Pages: an article, plain text, markdown, JSON, a PDF, Windows-1251 and GBK pages, an
 empty JavaScript shell, an image, 404/500, redirects (a chain, a loop, one to a cloud
-metadata address), a slow drip, an oversized body, a gzip bomb, and the long pages of
-`weblens.testing.long_pages` (a forum thread, a docs page, a product page, a listing).
+metadata address), a slow drip, an oversized body and a gzip bomb; the long pages of
+`weblens.testing.long_pages` (a forum thread, a docs page, a product page, a listing);
+and, hand-written in `fixtures/page_*.html`, a forum thread, a documentation page, a
+Next.js shell whose content is in `__NEXT_DATA__`, a Cloudflare-style bot check and a
+captcha wall.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ from __future__ import annotations
 import functools
 import zlib
 from collections.abc import Iterator
+from importlib import resources
 from typing import Any
 
 from weblens.testing.long_pages import LONG_PAGES
 from weblens.testing.server import FakeServer, RecordedRequest, Reply
 
-__all__ = ["ARTICLE_PARAGRAPHS", "FirecrawlFake", "PageServer", "article_html", "gzip_bomb", "make_pdf"]
+__all__ = ["ARTICLE_PARAGRAPHS", "FirecrawlFake", "PageServer", "article_html", "gzip_bomb", "make_pdf", "page_fixture"]
 
 ARTICLE_PARAGRAPHS = [
     f"Paragraph {i}: the lighthouse keeper of Skerryvore logged the weather every hour, "
@@ -28,6 +32,19 @@ ARTICLE_PARAGRAPHS = [
     for i in range(12)
 ]
 _MIB = 1024 * 1024
+# path on the PageServer -> hand-written page in fixtures/
+_FIXTURE_PAGES = {
+    "/forum-thread": "page_forum_thread.html",
+    "/docs": "page_docs.html",
+    "/next-shell": "page_next_shell.html",
+    "/bot-check": "page_bot_check.html",
+    "/captcha-wall": "page_captcha_wall.html",
+}
+
+
+def page_fixture(name: str) -> bytes:
+    """A hand-written page from `weblens/testing/fixtures/` (e.g. `page_forum_thread.html`)."""
+    return (resources.files("weblens.testing") / "fixtures" / name).read_bytes()
 
 
 def article_html(title: str = "The Skerryvore Ledger", paragraphs: list[str] | None = None) -> str:
@@ -129,6 +146,8 @@ class PageServer(FakeServer):
         self.route("GET", "/loop", Reply(status=302, headers={"Location": "/loop"}))
         for long_page in LONG_PAGES:
             self.route("GET", long_page.path, Reply(body=long_page.html, content_type=html))
+        for path, name in _FIXTURE_PAGES.items():
+            self.route("GET", path, Reply(body=page_fixture(name), content_type=html))
 
     @staticmethod
     def _redirect(request: RecordedRequest) -> Reply:

@@ -1,0 +1,83 @@
+"""Pages that are not plain articles, fetched from a real local server: what the model reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from weblens.cache import Cache
+from weblens.config import Settings
+from weblens.errors import BlockedError
+from weblens.fetch import fetch
+from weblens.testing import Reply
+from weblens.testing.pages import PageServer
+
+
+async def test_a_forum_thread_keeps_each_post_under_its_author(pages: PageServer, settings: Settings, cache: Cache):
+    page = await fetch(pages.url("/forum-thread"), settings=settings, cache=cache)
+    assert page.extractor == "thread"
+    content = page.content
+    assert content.startswith("# Lantern wick keeps smoking after trimming\n")
+    lines = [
+        "**ada_keeper** · 2026-01-03T19:02:00Z",  # the opening post, described only by the page's JSON-LD
+        "**old_tom** · 2026-01-03T20:15:00Z",
+        "**grace_h** · 2026-01-04T08:40:00Z",
+        "**ada_keeper** · 2026-01-05T10:05:00Z",
+    ]
+    positions = [content.index(line) for line in lines]
+    assert positions == sorted(positions)
+    # each post follows its own author line
+    assert positions[0] < content.index("My paraffin lantern smokes") < positions[1]
+    assert positions[1] < content.index("Trim it into a slight dome") < positions[2]
+    assert positions[3] < content.index("The dome trim fixed it")
+    assert "> keep the flame low for the first ten minutes" in content  # a quote stays a quote
+    assert '```\nfor hour, height in enumerate(flame_heights):\n    if height > 12:\n' in content
+    for boilerplate in ("Similar threads", "Report", "Members", "Terms"):
+        assert boilerplate not in content
+
+
+async def test_a_docs_page_keeps_headings_fenced_code_and_tables(pages: PageServer, settings: Settings, cache: Cache):
+    page = await fetch(pages.url("/docs"), settings=settings, cache=cache)
+    content = page.content
+    assert content.startswith("# Configuring the beacon client")
+    assert "\n## Settings\n" in content and "\n## Starting the client\n" in content
+    assert "| Setting | Default | Meaning |" in content
+    assert "| colour | white | The colour of the light, one of white, red or green |" in content
+    assert "```\nfrom beacon import Client, load_settings\n" in content and "client.start()\n```" in content
+    assert "`client.stop()`" in content
+    assert "API reference" not in content and "Built with" not in content
+
+
+async def test_a_nextjs_shell_is_read_from_its_data(pages: PageServer, settings: Settings, cache: Cache):
+    page = await fetch(pages.url("/next-shell"), settings=settings, cache=cache)
+    assert page.extractor == "hydration" and page.note is None
+    assert page.content.startswith("# Tide tables explained for new harbour volunteers\n\n")
+    paragraphs = page.content.split("\n\n")
+    assert "A tide table lists the times and heights of high and low water for each day at one harbour." in paragraphs
+    assert any(p.startswith("Always add the local correction") for p in paragraphs)
+    for machine in ("p-4821", "tide-tables-explained", "a1b2c3d4", "/img/mq.png"):
+        assert machine not in page.content
+
+
+async def test_an_empty_shell_without_data_still_says_so(pages: PageServer, settings: Settings, cache: Cache):
+    page = await fetch(pages.url("/spa"), settings=settings, cache=cache)
+    assert page.content == "" and page.note is not None and "JavaScript" in page.note
+
+
+@pytest.mark.parametrize("path", ["/bot-check", "/captcha-wall"])
+async def test_a_bot_check_is_blocked_not_content(pages: PageServer, settings: Settings, cache: Cache, path: str):
+    with pytest.raises(BlockedError, match="answered with a bot check instead of the page") as caught:
+        await fetch(pages.url(path), settings=settings, cache=cache)
+    assert caught.value.details["reason"] == "bot_challenge"
+
+
+async def test_a_long_article_with_a_captcha_form_is_content(pages: PageServer, settings: Settings, cache: Cache):
+    paragraphs = "".join(f"<p>Paragraph {i} about harbour lights and the keepers who kept them.</p>" for i in range(40))
+    html = (
+        "<html><head><title>Security check of old lighthouses</title>"
+        "<script src='https://www.google.com/recaptcha/api.js'></script></head><body><article><h1>Lights</h1>"
+        f"{paragraphs}</article><form><div class='g-recaptcha'></div>Verify you are human to comment</form>"
+        "</body></html>"
+    )
+    pages.route("GET", "/article-with-captcha", Reply(body=html, content_type="text/html"))
+    page = await fetch(pages.url("/article-with-captcha"), settings=settings, cache=cache)
+    assert "Paragraph 39 about harbour lights" in page.content
