@@ -6,10 +6,10 @@ import pytest
 
 from weblens.cache import Cache
 from weblens.config import Settings
-from weblens.errors import BlockedError
+from weblens.errors import BlockedError, UpstreamError
 from weblens.fetch import fetch
 from weblens.testing import Reply
-from weblens.testing.pages import PageServer
+from weblens.testing.pages import PageServer, page_fixture
 
 
 async def test_a_forum_thread_keeps_each_post_under_its_author(pages: PageServer, settings: Settings, cache: Cache):
@@ -68,6 +68,31 @@ async def test_a_bot_check_is_blocked_not_content(pages: PageServer, settings: S
     with pytest.raises(BlockedError, match="answered with a bot check instead of the page") as caught:
         await fetch(pages.url(path), settings=settings, cache=cache)
     assert caught.value.details["reason"] == "bot_challenge"
+
+
+@pytest.mark.parametrize("status", [403, 503])
+async def test_a_bot_check_sent_as_an_error_status_is_blocked_not_retried(
+    pages: PageServer, settings: Settings, cache: Cache, status: int
+):
+    check = page_fixture("page_bot_check.html")
+    pages.route("GET", "/guarded", Reply(status=status, body=check, content_type="text/html"))
+    with pytest.raises(BlockedError, match=f"answered HTTP {status} with a bot check") as caught:
+        await fetch(pages.url("/guarded"), settings=settings, cache=cache)
+    assert caught.value.details["reason"] == "bot_challenge" and not caught.value.retryable
+    assert pages.count("/guarded") == 1
+
+
+async def test_a_challenge_header_alone_is_a_bot_check(pages: PageServer, settings: Settings, cache: Cache):
+    pages.route("GET", "/mitigated", Reply(status=403, body="", headers={"cf-mitigated": "challenge"}))
+    with pytest.raises(BlockedError, match="bot check"):
+        await fetch(pages.url("/mitigated"), settings=settings, cache=cache)
+
+
+async def test_an_ordinary_503_page_stays_an_upstream_error(pages: PageServer, settings: Settings, cache: Cache):
+    body = "<html><head><title>Service unavailable</title></head><body><h1>Down for maintenance</h1></body></html>"
+    pages.route("GET", "/down", Reply(status=503, body=body, content_type="text/html"))
+    with pytest.raises(UpstreamError, match="answered HTTP 503"):
+        await fetch(pages.url("/down"), settings=settings, cache=cache)
 
 
 async def test_a_long_article_with_a_captcha_form_is_content(pages: PageServer, settings: Settings, cache: Cache):

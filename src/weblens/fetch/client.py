@@ -15,6 +15,7 @@ import httpx
 
 from weblens.config import FetchConfig
 from weblens.errors import (
+    BlockedError,
     NotFoundError,
     RateLimitedError,
     TooLargeError,
@@ -30,6 +31,8 @@ from weblens.progress import report
 __all__ = ["Downloaded", "download", "fetch_client", "guard_for", "read_capped"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_CHALLENGE_STATUSES = frozenset({403, 503})  # what bot-check services answer with
+_CHALLENGE_SNIFF_BYTES = 64 * 1024
 _ACCEPT = "text/html,application/xhtml+xml,text/plain,text/markdown,application/json,application/pdf;q=0.9,*/*;q=0.5"
 _HEADERS = {"Accept": _ACCEPT, "Accept-Encoding": "gzip, deflate"}
 _GZIP_OR_ZLIB = 47  # zlib wbits: accept a gzip or a zlib header
@@ -72,6 +75,28 @@ def _status_error(status: int, url: str, headers: httpx.Headers) -> WeblensError
         return RateLimitedError(f"{said} (too many requests)", retry_after_s=wait, details=details)
     retry_after = parse_retry_after(headers) if status == 503 else None
     return UpstreamError(said, status=status, retry_after_s=retry_after, details=details)
+
+
+async def _bot_check(response: httpx.Response, url: str) -> BlockedError | None:
+    """A 403/503 that is a bot check, not the site failing: retrying it or waiting cannot help."""
+    if response.headers.get("cf-mitigated", "").strip().lower() == "challenge":
+        kind: str | None = "bot_challenge"
+    elif "html" in response.headers.get("content-type", "").lower():
+        from weblens.fetch.html import wall_kind  # lxml and trafilatura: only when such a page comes
+
+        try:
+            head = await read_capped(response, _CHALLENGE_SNIFF_BYTES, truncate=True)
+        except WeblensError:
+            return None
+        kind = wall_kind(head.decode("utf-8", "replace"))
+    else:
+        return None
+    if kind != "bot_challenge":
+        return None
+    return BlockedError(
+        f"{url} answered HTTP {response.status_code} with a bot check instead of the page; weblens cannot pass it",
+        details={"reason": kind, "status": response.status_code, "url": url},
+    )
 
 
 def _too_large(url: httpx.URL, cap: int) -> TooLargeError:
@@ -142,6 +167,8 @@ async def download(
                 if r.status_code in _REDIRECTS and "location" in r.headers:
                     current = guard.check_url(current.join(r.headers["location"]))
                     continue
+                if r.status_code in _CHALLENGE_STATUSES and (wall := await _bot_check(r, str(current))):
+                    raise wall
                 if r.status_code >= 400:
                     raise _status_error(r.status_code, str(current), r.headers)
                 body = await read_capped(r, config.max_bytes)

@@ -33,7 +33,15 @@ from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_attributes
 from weblens.fetch.posts import thread_markdown
 
-__all__ = ["SHELL_VISIBLE_CHARS", "HtmlExtract", "extract_html", "parse_html", "visible_text", "visible_text_length"]
+__all__ = [
+    "SHELL_VISIBLE_CHARS",
+    "HtmlExtract",
+    "extract_html",
+    "parse_html",
+    "visible_text",
+    "visible_text_length",
+    "wall_kind",
+]
 
 # Below this many visible characters a body is a shell (its content, if any, is built by scripts).
 SHELL_VISIBLE_CHARS = 200
@@ -192,6 +200,12 @@ def _covers(posts: str, content: str) -> bool:
         return bool(posts)
     held = found & Counter(posts.lower().split())
     return sum(held.values()) >= _THREAD_SHARE * sum(found.values())
+
+
+def wall_kind(html: str) -> str | None:
+    """'bot_challenge' or 'consent_wall' when an (error) page is one, else None."""
+    tree = parse_html(html)
+    return None if tree is None else challenge_kind(tree, _title(tree, _meta(tree)), visible_text(tree))
 
 
 def extract_html(html: str, url: str | None = None) -> HtmlExtract:
