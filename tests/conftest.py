@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from weblens.redact import forget_secrets
+from weblens.testing.redis import INSTALL_HINT, RedisServer, redis_server_path
 
 _WEBLENS_VARS = ("TAVILY_API_KEY", "BRAVE_API_KEY", "SERPER_API_KEY", "FIRECRAWL_API_KEY", "XDG_CONFIG_HOME")
 
@@ -25,3 +26,25 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pa
     monkeypatch.chdir(tmp_path)
     yield tmp_path
     forget_secrets()
+
+
+# -- fleet state: a real redis-server, started once per test session -----------------------
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A redis-server on a free loopback port (no persistence); skipped with how to install it."""
+    if redis_server_path() is None:
+        pytest.skip(INSTALL_HINT)
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture(params=["local", "redis"])
+def redis_url(request: pytest.FixtureRequest) -> str | None:
+    """Each store test runs twice: local state (None) and a fresh, empty Redis (its URL)."""
+    if request.param == "local":
+        return None
+    server: RedisServer = request.getfixturevalue("redis_server")
+    server.flush()
+    return server.url

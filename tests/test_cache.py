@@ -1,4 +1,4 @@
-"""The SQLite TTL cache and single-flight that search and fetch share."""
+"""The SQLite TTL cache and single-flight that search and fetch share (one process)."""
 
 from __future__ import annotations
 
@@ -11,57 +11,38 @@ import pytest
 from weblens.cache import Cache, SingleFlight, cache_key
 
 
-def test_values_survive_a_new_instance_until_they_expire(tmp_path: Path) -> None:
+async def test_values_survive_a_new_instance_until_they_expire(tmp_path: Path) -> None:
     path = tmp_path / "data" / "cache.sqlite3"
-    Cache(path).set("search", "k", {"results": [1, 2]}, ttl_s=60)
-    Cache(path).set("search", "short", "x", ttl_s=0.05)
+    await Cache(path).set("search", "k", {"results": [1, 2]}, ttl_s=60)
+    await Cache(path).set("search", "short", "x", ttl_s=0.05)
     again = Cache(path)
-    assert again.get("search", "k") == {"results": [1, 2]}
-    assert again.get("fetch", "k") is None  # namespaces are separate
+    assert await again.get("search", "k") == {"results": [1, 2]}
+    assert await again.get("fetch", "k") is None  # namespaces are separate
     time.sleep(0.06)
-    assert again.get("search", "short") is None
-    assert again.purge_expired() == 1
+    assert await again.get("search", "short") is None
+    assert await again.purge_expired() == 1
 
 
-def test_expired_entries_are_deleted_as_new_ones_are_written(tmp_path: Path) -> None:
+async def test_expired_entries_are_deleted_as_new_ones_are_written(tmp_path: Path) -> None:
     cache = Cache(tmp_path / "cache.sqlite3")
     for i in range(20):  # e.g. pages read once long ago: never asked for again
-        cache.set("fetch", f"old{i}", "x" * 1000, ttl_s=0.01)
+        await cache.set("fetch", f"old{i}", "x" * 1000, ttl_s=0.01)
     time.sleep(0.05)
     for i in range(500):
-        cache.set("search", f"new{i}", i, ttl_s=3600)
-    assert cache.purge_expired() == 0  # the old rows went already, without anyone calling purge
-    assert cache.get("search", "new499") == 499
+        await cache.set("search", f"new{i}", i, ttl_s=3600)
+    assert await cache.purge_expired() == 0  # the old rows went already, without anyone calling purge
+    assert await cache.get("search", "new499") == 499
 
 
-def test_disabled_cache_stores_nothing() -> None:
+async def test_disabled_cache_stores_nothing() -> None:
     cache = Cache(enabled=False)
-    cache.set("n", "k", 1, ttl_s=60)
-    assert cache.get("n", "k") is None
+    await cache.set("n", "k", 1, ttl_s=60)
+    assert await cache.get("n", "k") is None
 
 
 def test_cache_key_ignores_dict_order() -> None:
     assert cache_key({"q": "a", "n": 5}) == cache_key({"n": 5, "q": "a"})
     assert cache_key({"q": "a"}) != cache_key({"q": "b"})
-
-
-async def test_identical_concurrent_misses_share_one_computation() -> None:
-    cache = Cache()
-    calls = 0
-
-    async def compute() -> dict[str, int]:
-        nonlocal calls
-        calls += 1
-        await asyncio.sleep(0.05)
-        return {"n": calls}
-
-    outcomes = await asyncio.gather(*(cache.get_or_compute("s", "k", 60, compute) for _ in range(20)))
-    assert calls == 1
-    assert all(value == {"n": 1} for value, _ in outcomes)
-    value, cached = await cache.get_or_compute("s", "k", 60, compute)
-    assert cached and value == {"n": 1} and calls == 1
-    _, cached = await cache.get_or_compute("s", "k", 60, compute, use_cache=False)
-    assert not cached and calls == 2
 
 
 async def test_failures_are_shared_but_not_cached() -> None:
@@ -78,7 +59,7 @@ async def test_failures_are_shared_but_not_cached() -> None:
     calls_at_once = (cache.get_or_compute("s", "k", 60, boom) for _ in range(5))
     results = await asyncio.gather(*calls_at_once, return_exceptions=True)
     assert calls == 1 and all(isinstance(r, RuntimeError) for r in results)
-    assert cache.get("s", "k") is None
+    assert await cache.get("s", "k") is None
     with pytest.raises(RuntimeError):
         await flight.do("k", boom)
     assert len(flight) == 0

@@ -1,38 +1,24 @@
-"""A SQLite TTL cache for JSON values, with single-flight for identical concurrent work.
+"""A TTL cache for JSON values, with single-flight for identical concurrent work.
 
 Search results and extracted pages live here, so a repeated search or "the next page"
-of a document costs no upstream request. SQLite calls are short (WAL, one small row)
-and run on the event loop; the upstream work they save is what is slow.
+of a document costs no upstream request. Where entries live is a `CacheStore` (a SQLite
+file by default, Redis for a fleet) and who shares in-flight work is a `Flight`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-import sqlite3
-import threading
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from weblens.store.base import CacheStore, Flight
+from weblens.store.local import SingleFlight, SqliteCacheStore
+
 __all__ = ["Cache", "SingleFlight", "cache_key"]
 
 T = TypeVar("T")
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-    namespace TEXT NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    expires_at REAL NOT NULL,
-    PRIMARY KEY (namespace, key)
-)
-"""
-
-
-_PURGE_EVERY = 100
-"""Expired entries are deleted every this many writes."""
 
 
 def cache_key(*parts: Any) -> str:
@@ -41,93 +27,44 @@ def cache_key(*parts: Any) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-class SingleFlight:
-    """Identical concurrent calls share one run of the work and its outcome."""
-
-    def __init__(self) -> None:
-        self._inflight: dict[str, asyncio.Future[Any]] = {}
-
-    async def do(self, key: str, work: Callable[[], Awaitable[T]]) -> T:
-        while (future := self._inflight.get(key)) is not None:
-            try:
-                return await asyncio.shield(future)
-            except asyncio.CancelledError:
-                task = asyncio.current_task()
-                if not future.cancelled() or (task is not None and task.cancelling()):
-                    raise
-                # the caller doing the work was cancelled, not us: do it ourselves
-        future = asyncio.get_running_loop().create_future()
-        self._inflight[key] = future
-        try:
-            result = await work()
-        except BaseException as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                future.cancel()
-            elif not future.done():
-                future.set_exception(exc)
-                future.exception()  # mark retrieved: no waiter is not an error
-            raise
-        else:
-            future.set_result(result)
-            return result
-        finally:
-            self._inflight.pop(key, None)
-
-    def __len__(self) -> int:
-        return len(self._inflight)
-
-
 class Cache:
-    """JSON values by (namespace, key) with a time to live; `path=None` keeps them in memory."""
+    """JSON values by (namespace, key) with a time to live.
 
-    def __init__(self, path: Path | str | None = None, *, enabled: bool = True) -> None:
+    `Cache(path)` keeps them in a SQLite file (`path=None`: in memory) and shares in-flight
+    work within this process; a `Runtime` passes `store` and `flight` to share them wider.
+    """
+
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        *,
+        enabled: bool = True,
+        store: CacheStore | None = None,
+        flight: Flight | None = None,
+    ) -> None:
         self.enabled = enabled
-        target = ":memory:" if path is None else str(path)
-        if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
-        self._flight = SingleFlight()
-        self._writes = 0
+        self.store: CacheStore = store if store is not None else SqliteCacheStore(path)
+        self._flight: Flight = flight if flight is not None else SingleFlight()
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.store.close()
 
-    def get(self, namespace: str, key: str) -> Any | None:
+    async def get(self, namespace: str, key: str) -> Any | None:
         if not self.enabled:
             return None
-        with self._lock:
-            row = self._db.execute(
-                "SELECT value, expires_at FROM entries WHERE namespace = ? AND key = ?", (namespace, key)
-            ).fetchone()
-        if row is None or row[1] < time.time():
-            return None
-        return json.loads(row[0])
+        raw = await self.store.get(namespace, key)
+        return None if raw is None else json.loads(raw)
 
-    def set(self, namespace: str, key: str, value: Any, ttl_s: float) -> None:
+    async def set(self, namespace: str, key: str, value: Any, ttl_s: float) -> None:
         if not self.enabled or ttl_s <= 0:
             return
-        payload = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO entries (namespace, key, value, expires_at) VALUES (?, ?, ?, ?)",
-                (namespace, key, payload, time.time() + ttl_s),
-            )
-            self._writes += 1
-            if self._writes % _PURGE_EVERY == 0:  # expired rows are never read again: keep the file bounded
-                self._db.execute("DELETE FROM entries WHERE expires_at < ?", (time.time(),))
+        await self.store.set(namespace, key, json.dumps(value, ensure_ascii=False, separators=(",", ":")), ttl_s)
 
-    def purge_expired(self) -> int:
-        with self._lock:
-            return self._db.execute("DELETE FROM entries WHERE expires_at < ?", (time.time(),)).rowcount
+    async def purge_expired(self) -> int:
+        return await self.store.purge_expired()
 
-    def clear(self) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM entries")
+    async def clear(self) -> None:
+        await self.store.clear()
 
     async def get_or_compute(
         self,
@@ -141,13 +78,17 @@ class Cache:
         """(value, was_cached). Concurrent identical misses share one `compute()`;
         `use_cache=False` skips reading the cache but still shares in-flight work."""
         if use_cache:
-            hit = self.get(namespace, key)
+            hit = await self.get(namespace, key)
             if hit is not None:
                 return hit, True
 
         async def work() -> T:
+            if use_cache:  # another replica may have finished it between our read and our turn
+                hit = await self.get(namespace, key)
+                if hit is not None:
+                    return hit  # type: ignore[no-any-return]
             value = await compute()
-            self.set(namespace, key, value, ttl_s)
+            await self.set(namespace, key, value, ttl_s)
             return value
 
         return await self._flight.do(f"{namespace}\x00{key}", work), False

@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SecretStr, field_validator, model_validator
@@ -320,6 +321,10 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Field(default_factory=_default_data_dir)
+    redis_url: SecretStr | None = Field(
+        default=None,
+        description="redis://[:password@]host:port/db shared by a fleet: cache, rate limits, breakers, single-flight",
+    )
     tavily: TavilyConfig = Field(default_factory=TavilyConfig)
     brave: BraveConfig = Field(default_factory=BraveConfig)
     serper: SerperConfig = Field(default_factory=SerperConfig)
@@ -346,6 +351,18 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return tuple(source for _, source in _named_sources(settings_cls, init_settings))
+
+    @field_validator("redis_url", mode="after")
+    @classmethod
+    def _check_redis_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        parts = urlsplit(value.get_secret_value().strip())
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("expected redis://[:password@]host:port/db, rediss://… or unix://… (WEBLENS_REDIS_URL)")
+        if parts.password:
+            register_secret(parts.password)  # the password alone is a secret too, wherever it shows up
+        return SecretStr(value.get_secret_value().strip())
 
     @model_validator(mode="after")
     def _apply_seed_000_section(self) -> Settings:

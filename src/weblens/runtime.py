@@ -16,7 +16,7 @@ first use, so building a runtime is cheap.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import httpx
@@ -28,8 +28,9 @@ from weblens.fetch import Fetcher
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.ratelimit import RateLimiters
 from weblens.net.ssrf import Resolver
-from weblens.policy import LocalPolicyState, PolicyState
+from weblens.policy import PolicyState
 from weblens.search import SearchRouter
+from weblens.store import Backends, backends_for
 
 __all__ = ["Runtime", "using"]
 
@@ -40,6 +41,9 @@ class Runtime(AsyncClosing):
 
     `resolver` replaces the system resolver for fetches (tests map names to addresses);
     `policy_state` replaces the in-process policy state (a fleet shares one).
+
+    With `settings.redis_url` the cache, rate-limit slots, breakers, single-flight and policy
+    state live in Redis (shared by every replica); `readiness_checks` names what `/ready` asks.
     """
 
     def __init__(
@@ -52,8 +56,22 @@ class Runtime(AsyncClosing):
         policy_state: PolicyState | None = None,
     ) -> None:
         self.settings = settings
+        redis_url = settings.redis_url.get_secret_value() if settings.redis_url is not None else None
+        self.backends: Backends = backends_for(redis_url)
+        self.readiness_checks: dict[str, Callable[[], Awaitable[None]]] = {}
+        if self.backends.redis is not None:
+            self.readiness_checks["redis"] = self.backends.redis.check
         self._own_cache = cache is None
-        self.cache = cache if cache is not None else Cache(settings.cache_path, enabled=settings.cache.enabled)
+        self.cache = (
+            cache
+            if cache is not None
+            else Cache(
+                settings.cache_path,
+                enabled=settings.cache.enabled,
+                store=self.backends.cache,
+                flight=self.backends.flight,
+            )
+        )
         self._own_client: LazyClient | None = None
         self._http: ClientGetter
         if client is None:
@@ -61,8 +79,8 @@ class Runtime(AsyncClosing):
         else:
             self._http = getter_for(client)
         self.resolver = resolver
-        self.limiters = RateLimiters()
-        self.policy_state: PolicyState = policy_state if policy_state is not None else LocalPolicyState()
+        self.limiters = RateLimiters(self.backends.slots)
+        self.policy_state: PolicyState = policy_state if policy_state is not None else self.backends.policy_state
         self.domain_policy = settings.policy.domains()
         self.router = self.router_with(settings)
         self.fetcher = Fetcher(settings, cache=self.cache, resolver=resolver, policy=self.domain_policy)
@@ -99,6 +117,7 @@ class Runtime(AsyncClosing):
             limiters=self.limiters,
             state=self.policy_state,
             domains=self.domain_policy,
+            breakers=self.backends.breakers,
         )
 
     async def aclose(self) -> None:
@@ -111,6 +130,8 @@ class Runtime(AsyncClosing):
             await self._own_client.aclose()
         if self._own_cache:
             self.cache.close()
+        if self.backends.redis is not None:
+            await self.backends.redis.aclose()
 
 
 @asynccontextmanager

@@ -84,10 +84,10 @@ async def test_retry_after_beyond_the_bound_fails_at_once(make_settings: Make) -
 
 async def test_limiter_spaces_slots_and_defers() -> None:
     limiter = RateLimiter(10.0)
-    waits = [limiter.reserve() for _ in range(3)]
+    waits = [await limiter.reserve() for _ in range(3)]
     assert waits[0] == 0 and 0.09 < waits[1] < 0.11 and 0.19 < waits[2] < 0.21
-    limiter.defer(1.0)
-    assert limiter.reserve() >= 0.99
+    await limiter.defer(1.0)
+    assert await limiter.reserve() >= 0.99
 
 
 async def test_slots_of_cancelled_searches_go_to_the_next_callers(make_settings: Make) -> None:

@@ -4,18 +4,19 @@ Brave's free tier allows one request a second: ten parallel searches should arri
 second apart and all succeed, not nine 429s. A `RateLimiter` hands out start times
 spaced `1/rate` apart; when the upstream still says "slow down" (`Retry-After`,
 `X-RateLimit-Reset`), the limiter moves everyone's next slot back and the call is tried
-again once, if the wait is within the bound.
+again once, if the wait is within the bound. The slots live in a `SlotStore`: this
+process's memory by default, Redis when a fleet of replicas shares one account's limit.
 """
 
 from __future__ import annotations
 
 import asyncio
-import heapq
-import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from weblens.errors import RateLimitedError
+from weblens.store.base import SlotStore
+from weblens.store.local import LocalSlots
 
 __all__ = ["RateLimiter", "RateLimiters"]
 
@@ -23,50 +24,43 @@ T = TypeVar("T")
 
 
 class RateLimiter:
-    """Spaces calls `1/rate` seconds apart, in arrival order; works across event loops."""
+    """Spaces calls to one upstream `1/rate` seconds apart, in arrival order."""
 
-    def __init__(self, rate_per_s: float | None, *, max_wait_s: float = 10.0, retries: int = 1) -> None:
+    def __init__(
+        self,
+        rate_per_s: float | None,
+        *,
+        max_wait_s: float = 10.0,
+        retries: int = 1,
+        slots: SlotStore | None = None,
+        name: str = "",
+    ) -> None:
         """`rate_per_s=None`: no spacing, but `Retry-After` answers are still waited out."""
         if rate_per_s is not None and rate_per_s <= 0:
             raise ValueError("rate_per_s must be positive")
         self.interval = 1.0 / rate_per_s if rate_per_s else 0.0
         self.max_wait_s = max_wait_s
         self.retries = retries
-        self._next = 0.0
-        self._not_before = 0.0
-        self._freed: list[float] = []
-        """Future slots given back by callers cancelled while waiting (a heap of start times)."""
+        self.name = name
+        self.slots: SlotStore = slots if slots is not None else LocalSlots()
 
-    def reserve(self) -> float:
+    async def reserve(self) -> float:
         """Claim the next free slot; returns seconds to wait for it."""
-        start, now = self._claim()
-        return start - now
+        _, wait = await self.slots.claim(self.name, self.interval)
+        return wait
 
-    def _claim(self) -> tuple[float, float]:
-        """(the slot's start, now)."""
-        now = time.monotonic()
-        while self._freed:
-            start = heapq.heappop(self._freed)
-            if start >= max(now, self._not_before):  # still ahead and still spaced: reuse it
-                return start, now
-        start = max(now, self._next)
-        self._next = start + self.interval
-        return start, now
-
-    def defer(self, seconds: float) -> None:
+    async def defer(self, seconds: float) -> None:
         """The upstream asked for a pause: no slot starts before `seconds` from now."""
-        self._not_before = max(self._not_before, time.monotonic() + seconds)
-        self._next = max(self._next, self._not_before)
+        await self.slots.defer(self.name, seconds)
 
     async def acquire(self) -> None:
-        start, now = self._claim()
-        wait = start - now
+        start, wait = await self.slots.claim(self.name, self.interval)
         if wait > 0:
             try:
                 await asyncio.sleep(wait)
             except asyncio.CancelledError:
                 # a caller that gave up (a tool timeout) must not keep its slot: later callers get it
-                heapq.heappush(self._freed, start)
+                await asyncio.shield(self.slots.release(self.name, start))
                 raise
 
     async def run(self, work: Callable[[], Awaitable[T]]) -> T:
@@ -81,13 +75,14 @@ class RateLimiter:
                 if attempt >= self.retries or wait is None or wait > self.max_wait_s:
                     raise
                 attempt += 1
-                self.defer(wait)
+                await self.defer(wait)
 
 
 class RateLimiters:
     """The limiters of one runtime, one per upstream, so every caller of an upstream shares its queue."""
 
-    def __init__(self) -> None:
+    def __init__(self, slots: SlotStore | None = None) -> None:
+        self.slots: SlotStore = slots if slots is not None else LocalSlots()
         self._limiters: dict[tuple[str, float | None, float], RateLimiter] = {}
 
     def get(self, upstream: str, rate_per_s: float | None, *, max_wait_s: float) -> RateLimiter:
@@ -95,5 +90,7 @@ class RateLimiters:
         key = (upstream, rate_per_s, max_wait_s)
         limiter = self._limiters.get(key)
         if limiter is None:
-            limiter = self._limiters[key] = RateLimiter(rate_per_s, max_wait_s=max_wait_s)
+            limiter = self._limiters[key] = RateLimiter(
+                rate_per_s, max_wait_s=max_wait_s, slots=self.slots, name=upstream
+            )
         return limiter

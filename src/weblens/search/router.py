@@ -39,6 +39,7 @@ from weblens.search.limited import RateLimitedProvider
 from weblens.search.models import ProviderAnswer, ProviderFailure, SearchRequest, SearchResponse
 from weblens.search.providers import PROVIDERS, SearchProvider, is_configured
 from weblens.search.results import applied, kept_results
+from weblens.store.base import BreakerStore
 
 __all__ = ["AUTOMATIC_ORDER", "CACHE_NAMESPACE", "ProviderChoice", "SearchRouter", "resolve_names"]
 
@@ -101,6 +102,7 @@ class SearchRouter(AsyncClosing):
         limiters: RateLimiters | None = None,
         state: PolicyState | None = None,
         domains: DomainPolicy | None = None,
+        breakers: BreakerStore | None = None,
     ) -> None:
         self.settings = settings
         self.client = client
@@ -108,7 +110,9 @@ class SearchRouter(AsyncClosing):
         self.limiters = limiters if limiters is not None else RateLimiters()
         self.state = state if state is not None else LocalPolicyState()
         self.domains = domains if domains is not None else settings.policy.domains()
-        self.breaker = CircuitBreaker(settings.search.breaker_failures, settings.search.breaker_cooldown_s)
+        self.breaker = CircuitBreaker(
+            settings.search.breaker_failures, settings.search.breaker_cooldown_s, store=breakers
+        )
         self._providers: dict[str, SearchProvider] = {}
         self._owned: tuple[LazyClient | None, Cache | None] = (None, None)
         unknown = sorted(set(settings.policy.daily_requests) - set(PROVIDERS))
@@ -237,7 +241,7 @@ class SearchRouter(AsyncClosing):
         return response
 
     async def _ask_one(self, name: str, request: SearchRequest) -> ProviderAnswer | _Failed:
-        skipped = self._skip_reason(name, request)
+        skipped = await self._skip_reason(name, request)
         if skipped is not None:
             return skipped, None
         try:
@@ -247,12 +251,12 @@ class SearchRouter(AsyncClosing):
             answer = await self.provider(name).search(request)
         except _LOCAL_CODES as exc:
             if "status" in exc.details:  # refused upstream (a key): counts
-                self.breaker.failed(name, exc.code, exc.message)
+                await self.breaker.failed(name, exc.code, exc.message)
             return _failure(name, exc), exc
         except WeblensError as exc:
-            self.breaker.failed(name, exc.code, exc.message)
+            await self.breaker.failed(name, exc.code, exc.message)
             return _failure(name, exc), exc
-        self.breaker.succeeded(name)
+        await self.breaker.succeeded(name)
         return answer
 
     async def _fall_back(self, request: SearchRequest, names: list[str]) -> SearchResponse:
@@ -304,14 +308,14 @@ class SearchRouter(AsyncClosing):
             filtered_out=dropped,
         )
 
-    def _skip_reason(self, name: str, request: SearchRequest) -> ProviderFailure | None:
+    async def _skip_reason(self, name: str, request: SearchRequest) -> ProviderFailure | None:
         if request.kind not in PROVIDERS[name].kinds:
             return ProviderFailure(
                 provider=name, code="validation_error", message=f"{name} does not support {request.kind} search"
             )
-        cooling = self.breaker.open_for(name)
+        cooling = await self.breaker.open_for(name)
         if cooling > 0:
-            code, last = self.breaker.last_failure(name)
+            code, last = await self.breaker.last_failure(name)
             message = f"skipped for {cooling:.0f} s more after repeated failures (last: {last})"
             return ProviderFailure(provider=name, code=code or "upstream_error", message=message)
         return None
