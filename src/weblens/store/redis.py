@@ -33,6 +33,7 @@ T = TypeVar("T")
 log = logging.getLogger("weblens.store")
 
 _CLAIM = """
+local function f(x) return string.format('%.6f', x) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
 local nb = tonumber(redis.call('HGET', KEYS[1], 'not_before') or '0')
@@ -42,24 +43,25 @@ while true do
   if #freed == 0 then break end
   redis.call('ZREM', KEYS[2], freed[1])
   local s = tonumber(freed[2])
-  if s >= math.max(now, nb) then return {tostring(s), tostring(s - now)} end
+  if s >= math.max(now, nb) then return {f(s), f(s - now)} end
 end
 local nxt = tonumber(redis.call('HGET', KEYS[1], 'next') or '0')
 local start = math.max(now, nxt, nb)
-redis.call('HSET', KEYS[1], 'next', tostring(start + interval))
+redis.call('HSET', KEYS[1], 'next', f(start + interval))
 redis.call('PEXPIRE', KEYS[1], math.ceil((start - now + interval) * 1000) + 60000)
-return {tostring(start), tostring(start - now)}
+return {f(start), f(start - now)}
 """
 _RELEASE = """
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], 600000)
 """
 _DEFER = """
+local function f(x) return string.format('%.6f', x) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
 local nb = math.max(tonumber(redis.call('HGET', KEYS[1], 'not_before') or '0'), now + tonumber(ARGV[1]))
 local nxt = math.max(tonumber(redis.call('HGET', KEYS[1], 'next') or '0'), nb)
-redis.call('HSET', KEYS[1], 'not_before', tostring(nb), 'next', tostring(nxt))
+redis.call('HSET', KEYS[1], 'not_before', f(nb), 'next', f(nxt))
 redis.call('PEXPIRE', KEYS[1], math.ceil((nxt - now) * 1000) + 60000)
 """
 _FAILED = """
