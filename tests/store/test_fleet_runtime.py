@@ -1,0 +1,97 @@
+"""Replicas (one `Runtime` each) given one `WEBLENS_REDIS_URL` act as one client of a provider:
+one upstream call per distinct query, one rate limit; and a lost Redis is survived, and said."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from weblens import Settings
+from weblens.runtime import Runtime
+from weblens.search.models import SearchRequest
+from weblens.testing.providers import FakeBrave
+from weblens.testing.redis import RedisServer
+
+RATE = 4.0
+
+
+def _settings(brave: FakeBrave, redis_url: str | None, tmp_path: Path, name: str) -> Settings:
+    return Settings(
+        brave={"base_url": brave.url(), "api_key": brave.api_key, "requests_per_second": RATE},
+        search={"provider": ["brave"]},
+        redis_url=redis_url,
+        data_dir=tmp_path / name,  # each replica its own disk, as on separate machines
+    )
+
+
+@pytest.fixture
+async def brave() -> AsyncIterator[FakeBrave]:
+    async with FakeBrave(requests_per_second=RATE, latency_s=0.05) as fake:
+        yield fake
+
+
+async def test_replicas_sharing_redis_ask_once_per_query_and_never_too_fast(
+    brave: FakeBrave, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    redis_server.flush()
+    replicas = [Runtime(_settings(brave, redis_server.url, tmp_path, f"r{i}")) for i in range(3)]
+    try:
+        queries = [f"query {i % 4}" for i in range(12)]  # 4 distinct, each asked 3 times
+        answers = await asyncio.gather(
+            *(replicas[i % 3].router.search(SearchRequest(query=q)) for i, q in enumerate(queries))
+        )
+    finally:
+        for replica in replicas:
+            await replica.aclose()
+    assert all(answer.results for answer in answers)
+    assert brave.count() == 4 and brave.rejected == 0
+
+
+async def test_replicas_without_redis_each_keep_their_own_limit(brave: FakeBrave, tmp_path: Path) -> None:
+    # the contrast that makes the test above mean something: per-process buckets earn 429s
+    replicas = [Runtime(_settings(brave, None, tmp_path, f"r{i}")) for i in range(3)]
+    try:
+        await asyncio.gather(
+            *(replicas[i % 3].router.search(SearchRequest(query=f"q{i}")) for i in range(6)),
+            return_exceptions=True,
+        )
+    finally:
+        for replica in replicas:
+            await replica.aclose()
+    assert brave.rejected > 0
+
+
+async def test_a_lost_redis_is_reported_and_searches_still_answer(
+    brave: FakeBrave, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = RedisServer().start()
+    runtime = Runtime(_settings(brave, server.url, tmp_path, "r"))
+    try:
+        await runtime.readiness_checks["redis"]()
+        await runtime.router.search(SearchRequest(query="before"))
+        server.stop()
+        caplog.set_level(logging.WARNING)
+        began = time.monotonic()
+        answer = await runtime.router.search(SearchRequest(query="during"))
+        second = await runtime.router.search(SearchRequest(query="during, again"))
+        assert answer.results and second.results and time.monotonic() - began < 5  # no hang
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert len([w for w in warnings if "unreachable" in w]) == 1  # said once, not per call
+        assert "per process" in warnings[0] and server.url.split("//")[1] in warnings[0]
+        with pytest.raises(Exception, match="unreachable"):
+            await asyncio.wait_for(runtime.readiness_checks["redis"](), 5)
+        server.start()  # same port
+        await runtime.readiness_checks["redis"]()
+    finally:
+        await runtime.aclose()
+        server.stop()
+
+
+async def test_a_local_runtime_has_no_redis_check(tmp_path: Path) -> None:
+    async with Runtime(Settings(data_dir=tmp_path)) as runtime:
+        assert runtime.readiness_checks == {}
