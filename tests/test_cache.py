@@ -63,3 +63,4 @@ async def test_failures_are_shared_but_not_cached() -> None:
     with pytest.raises(RuntimeError):
         await flight.do("k", boom)
     assert len(flight) == 0
+
