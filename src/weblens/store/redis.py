@@ -108,19 +108,33 @@ def shown_url(url: str) -> str:
 
 class RedisState:
     """One Redis connection pool for every store, with short timeouts so a lost Redis costs a
-    call at most `timeout_s`, then `retry_s` of answering from the local twins before trying again."""
+    call at most `timeout_s` (a refused connection costs nothing), then `retry_s` of answering
+    from the local twins before trying again."""
 
-    def __init__(self, url: str, *, prefix: str = "weblens:", timeout_s: float = 0.5, retry_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "weblens:",
+        timeout_s: float = 2.0,
+        retry_s: float = 2.0,
+        connections: int = 32,
+    ) -> None:
         self.url = shown_url(url)
         self.prefix = prefix
         self.retry_s = retry_s
-        self.client: aioredis.Redis = aioredis.Redis.from_url(
+        # a bounded pool: a burst of searches waits for a connection instead of opening hundreds at
+        # once (on a loaded machine those connects time out and look like a lost Redis)
+        pool = aioredis.BlockingConnectionPool.from_url(
             url,
+            max_connections=connections,
+            timeout=timeout_s,
             decode_responses=True,
             socket_timeout=timeout_s,
             socket_connect_timeout=timeout_s,
             retry=Retry(NoBackoff(), 0),
         )
+        self.client: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._down_until = 0.0
         self._down = False
         self._scripts: dict[str, Any] = {}
@@ -172,6 +186,7 @@ class RedisState:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+        await self.client.connection_pool.disconnect()
 
 
 class RedisCacheStore:
