@@ -85,8 +85,10 @@ redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[3])
 return 1
 """
 _LOCK = """
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return '' end
-return redis.call('GET', KEYS[1]) or ''
+local holder = redis.call('GET', KEYS[1])
+if holder then return holder end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ''
 """
 _EXTEND = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -116,15 +118,16 @@ class RedisState:
         url: str,
         *,
         prefix: str = "weblens:",
-        timeout_s: float = 2.0,
+        timeout_s: float = 5.0,
         retry_s: float = 2.0,
-        connections: int = 32,
+        connections: int = 16,
     ) -> None:
         self.url = shown_url(url)
         self.prefix = prefix
         self.retry_s = retry_s
         # a bounded pool: a burst of searches waits for a connection instead of opening hundreds at
-        # once (on a loaded machine those connects time out and look like a lost Redis)
+        # once; 5 s, because a replica whose event loop is busy with a burst answers its own sockets
+        # late (2 s made a healthy Redis look lost under 300 concurrent searches on 2 cores)
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             max_connections=connections,
