@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from weblens.redact import forget_secrets
+from weblens.testing.postgres import INSTALL_HINT, PostgresServer
 
 _WEBLENS_VARS = ("TAVILY_API_KEY", "BRAVE_API_KEY", "SERPER_API_KEY", "FIRECRAWL_API_KEY", "XDG_CONFIG_HOME")
 
@@ -25,3 +26,25 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pa
     monkeypatch.chdir(tmp_path)
     yield tmp_path
     forget_secrets()
+
+
+# -- session-store backends: every store test runs on SQLite and on a real PostgreSQL ------------
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL for the whole test session (each test takes its own database)."""
+    server = PostgresServer.find()
+    if server is None:
+        pytest.skip(INSTALL_HINT)
+    with server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """None for SQLite (the default), or the URL of a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return None
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.create_database()

@@ -2,9 +2,10 @@
 
 Settings, the HTTP clients, the cache (with its single-flight), the rate limiters, the
 operator policy (the domain policy, and the `PolicyState` holding daily request counts
-and benched API keys), the search router (with its breaker) and the fetcher are built
-here once and passed to the tools, so chat, `/mcp` and the CLI share one set of limits
-and one cache. Nothing else in weblens keeps state at module level. Build one and close it::
+and benched API keys), the search router (with its breaker), the fetcher, the session
+store, the metrics and the readiness checks are built here once and passed to the tools,
+so chat, `/mcp` and the CLI share one set of limits and one cache. Nothing else in weblens
+keeps state at module level. Build one and close it::
 
     async with Runtime.from_settings() as runtime:
         toolset = default_toolset(runtime)
@@ -16,7 +17,7 @@ first use, so building a runtime is cheap.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import httpx
@@ -25,11 +26,13 @@ from weblens.cache import Cache
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
 from weblens.fetch import Fetcher
+from weblens.metrics import Metrics
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.ratelimit import RateLimiters
 from weblens.net.ssrf import Resolver
 from weblens.policy import LocalPolicyState, PolicyState
 from weblens.search import SearchRouter
+from weblens.store.sessions import SessionStore, open_session_store
 
 __all__ = ["Runtime", "using"]
 
@@ -39,7 +42,10 @@ class Runtime(AsyncClosing):
     parts it builds (the cache file, the clients) are closed by `aclose()`.
 
     `resolver` replaces the system resolver for fetches (tests map names to addresses);
-    `policy_state` replaces the in-process policy state (a fleet shares one).
+    `policy_state` replaces the in-process policy state (a fleet shares one); `sessions`
+    replaces the session store chosen from settings (SQLite, or PostgreSQL given
+    `database_url`). `readiness_checks` are the named async checks `/ready` runs: each
+    raises when its backend is unreachable.
     """
 
     def __init__(
@@ -50,8 +56,11 @@ class Runtime(AsyncClosing):
         client: httpx.AsyncClient | None = None,
         resolver: Resolver | None = None,
         policy_state: PolicyState | None = None,
+        sessions: SessionStore | None = None,
     ) -> None:
         self.settings = settings
+        self.metrics = Metrics()
+        self.readiness_checks: dict[str, Callable[[], Awaitable[None]]] = {}
         self._own_cache = cache is None
         self.cache = cache if cache is not None else Cache(settings.cache_path, enabled=settings.cache.enabled)
         self._own_client: LazyClient | None = None
@@ -66,6 +75,10 @@ class Runtime(AsyncClosing):
         self.domain_policy = settings.policy.domains()
         self.router = self.router_with(settings)
         self.fetcher = Fetcher(settings, cache=self.cache, resolver=resolver, policy=self.domain_policy)
+        self._own_sessions = sessions is None
+        self.sessions = sessions if sessions is not None else open_session_store(settings)
+        if self.sessions.name == "postgresql":
+            self.readiness_checks["postgresql"] = self.sessions.check
         self._closed = False
 
     @classmethod
@@ -99,6 +112,7 @@ class Runtime(AsyncClosing):
             limiters=self.limiters,
             state=self.policy_state,
             domains=self.domain_policy,
+            metrics=self.metrics,
         )
 
     async def aclose(self) -> None:
@@ -111,6 +125,8 @@ class Runtime(AsyncClosing):
             await self._own_client.aclose()
         if self._own_cache:
             self.cache.close()
+        if self._own_sessions:
+            await self.sessions.aclose()
 
 
 @asynccontextmanager

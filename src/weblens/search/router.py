@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Sequence
 
 from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
@@ -27,6 +28,7 @@ from weblens.errors import (
     WeblensError,
     error_class_for,
 )
+from weblens.metrics import Metrics
 from weblens.net import HttpSource, LazyClient
 from weblens.net.ratelimit import RateLimiters
 from weblens.policy.domains import DomainPolicy
@@ -101,8 +103,10 @@ class SearchRouter(AsyncClosing):
         limiters: RateLimiters | None = None,
         state: PolicyState | None = None,
         domains: DomainPolicy | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.settings = settings
+        self.metrics = metrics
         self.client = client
         self.cache = cache
         self.limiters = limiters if limiters is not None else RateLimiters()
@@ -230,6 +234,8 @@ class SearchRouter(AsyncClosing):
             )
         except _Partial as partial:  # shared with identical concurrent searches, stored for none
             return partial.response.model_copy(deep=True)
+        if self.metrics is not None:
+            self.metrics.cache_lookup(CACHE_NAMESPACE, cached)
         if asked:  # we asked upstream ourselves: no need to rebuild the response from JSON
             return asked[0]
         response = SearchResponse.model_validate(value)
@@ -240,11 +246,12 @@ class SearchRouter(AsyncClosing):
         skipped = self._skip_reason(name, request)
         if skipped is not None:
             return skipped, None
+        started = time.perf_counter()
         try:
             requires = PROVIDERS[name].requires
             if requires is not None:
                 self.settings.require(name, requires)
-            answer = await self.provider(name).search(request)
+            answer = await self._observed(name, self.provider(name).search(request), started)
         except _LOCAL_CODES as exc:
             if "status" in exc.details:  # refused upstream (a key): counts
                 self.breaker.failed(name, exc.code, exc.message)
@@ -254,6 +261,19 @@ class SearchRouter(AsyncClosing):
             return _failure(name, exc), exc
         self.breaker.succeeded(name)
         return answer
+
+    async def _observed(self, name: str, call: Awaitable[ProviderAnswer], started: float) -> ProviderAnswer:
+        """`call` (one provider's answer), counted in the metrics by outcome."""
+        if self.metrics is None:
+            return await call
+        outcome = "ok"
+        try:
+            return await call
+        except WeblensError as exc:
+            outcome = exc.code
+            raise
+        finally:
+            self.metrics.upstream_call(name, outcome, time.perf_counter() - started)
 
     async def _fall_back(self, request: SearchRequest, names: list[str]) -> SearchResponse:
         failures: list[_Failed] = []
