@@ -19,7 +19,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from weblens.store.migrations import SCHEMA_VERSION_TABLE, pending
+from weblens.store.migrations import SCHEMA_VERSION_TABLE, Migration, pending
 from weblens.store.sessions import StorageError
 from weblens.store.sql_sessions import SessionGone, SqlSessions, Statement
 
@@ -54,6 +54,25 @@ def _options(url: str) -> dict[str, Any]:
     if "statement_timeout" not in str(given.get("options", "")):
         extra["options"] = f"{given.get('options', '')} -c statement_timeout={STATEMENT_TIMEOUT_MS}".strip()
     return extra
+
+
+async def _applied(conn: psycopg.AsyncConnection[Any]) -> set[int]:
+    cursor = await conn.execute("SELECT to_regclass('schema_version') IS NOT NULL")
+    exists = await cursor.fetchone()
+    if not exists or not exists[0]:
+        return set()
+    cursor = await conn.execute("SELECT version FROM schema_version")
+    return {row[0] for row in await cursor.fetchall()}
+
+
+async def _apply(conn: psycopg.AsyncConnection[Any], migrations: list[Migration]) -> None:
+    for migration in migrations:
+        for sql in migration.statements("postgresql"):
+            await conn.execute(sql)
+        await conn.execute(
+            "INSERT INTO schema_version (version, description, applied_at) VALUES (%s, %s, %s)",
+            (migration.version, migration.description, time.time()),
+        )
 
 
 class PostgresSessions(SqlSessions):
@@ -95,18 +114,15 @@ class PostgresSessions(SqlSessions):
             return self._pool
 
     async def _migrate(self, pool: AsyncConnectionPool) -> None:
-        async with pool.connection() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-            await conn.execute(SCHEMA_VERSION_TABLE)
-            cursor = await conn.execute("SELECT version FROM schema_version")
-            applied = {row[0] for row in await cursor.fetchall()}
-            for migration in pending(applied):
-                for sql in migration.statements("postgresql"):
-                    await conn.execute(sql)
-                await conn.execute(
-                    "INSERT INTO schema_version (version, description, applied_at) VALUES (%s, %s, %s)",
-                    (migration.version, migration.description, time.time()),
-                )
+        async with pool.connection() as conn:
+            if not pending(await _applied(conn)):  # the usual start: nothing to lock or write
+                return
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+                await conn.execute(SCHEMA_VERSION_TABLE)
+                await _apply(conn, pending(await _applied(conn)))
+
+
 
     async def _guard(self, work: Any) -> Any:
         """Await `work`, turning every database failure into a `StorageError` naming host and database."""
