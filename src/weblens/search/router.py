@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 
 from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
@@ -160,7 +159,7 @@ class SearchRouter(AsyncClosing):
         """The provider `name`, built once, wrapped in its upstream's rate limiter and daily cap."""
         found = self._providers.get(name)
         if found is None:
-            inner = PROVIDERS[name](self.settings, self.client, state=self.state)
+            inner = PROVIDERS[name](self.settings, self.client, state=self.state, metrics=self.metrics)
             rate = getattr(inner.config, "requests_per_second", None)
             limiter = self.limiters.get(
                 f"{name} {inner.config.base_url}",
@@ -246,12 +245,11 @@ class SearchRouter(AsyncClosing):
         skipped = self._skip_reason(name, request)
         if skipped is not None:
             return skipped, None
-        started = time.perf_counter()
         try:
             requires = PROVIDERS[name].requires
             if requires is not None:
                 self.settings.require(name, requires)
-            answer = await self._observed(name, self.provider(name).search(request), started)
+            answer = await self.provider(name).search(request)
         except _LOCAL_CODES as exc:
             if "status" in exc.details:  # refused upstream (a key): counts
                 self.breaker.failed(name, exc.code, exc.message)
@@ -261,19 +259,6 @@ class SearchRouter(AsyncClosing):
             return _failure(name, exc), exc
         self.breaker.succeeded(name)
         return answer
-
-    async def _observed(self, name: str, call: Awaitable[ProviderAnswer], started: float) -> ProviderAnswer:
-        """`call` (one provider's answer), counted in the metrics by outcome."""
-        if self.metrics is None:
-            return await call
-        outcome = "ok"
-        try:
-            return await call
-        except WeblensError as exc:
-            outcome = exc.code
-            raise
-        finally:
-            self.metrics.upstream_call(name, outcome, time.perf_counter() - started)
 
     async def _fall_back(self, request: SearchRequest, names: list[str]) -> SearchResponse:
         failures: list[_Failed] = []
