@@ -75,6 +75,19 @@ async def _apply(conn: psycopg.AsyncConnection[Any], migrations: list[Migration]
         )
 
 
+async def _execute(
+    conn: psycopg.AsyncConnection[Any], sql: str, args: tuple[Any, ...]
+) -> psycopg.AsyncCursor[dict[str, Any]]:
+    cursor = conn.cursor(row_factory=dict_row)
+    await cursor.execute(_dialect(sql), args)
+    return cursor
+
+
+async def _fetch(conn: psycopg.AsyncConnection[Any], sql: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
+    cursor = await _execute(conn, sql, args)
+    return await cursor.fetchall() if cursor.description is not None else []
+
+
 class PostgresSessions(SqlSessions):
     name = "postgresql"
     like = "ILIKE"
@@ -141,17 +154,19 @@ class PostgresSessions(SqlSessions):
             raise StorageError(f"PostgreSQL at {self.where} failed: {first}") from None
 
     async def _run(self, statements: list[Statement]) -> list[dict[str, Any]]:
+        """One statement runs as is (autocommit); several run in one transaction, pipelined, so a
+        write costs one round trip, not one per statement plus BEGIN and COMMIT."""
         pool = await self._ready()
-        async with pool.connection() as conn, conn.transaction():
-            rows: list[dict[str, Any]] = []
-            for sql, args in statements:
-                try:
-                    cursor = conn.cursor(row_factory=dict_row)
-                    await cursor.execute(_dialect(sql), args)
-                except pg_errors.ForeignKeyViolation:
-                    raise SessionGone from None
-                rows = await cursor.fetchall() if cursor.description is not None else []
-            return rows
+        async with pool.connection() as conn:
+            try:
+                if len(statements) == 1:
+                    return await _fetch(conn, *statements[0])
+                async with conn.pipeline(), conn.transaction():
+                    cursors = [await _execute(conn, sql, args) for sql, args in statements]
+                rows: list[dict[str, Any]] = await cursors[-1].fetchall() if cursors[-1].description else []
+                return rows
+            except pg_errors.ForeignKeyViolation:
+                raise SessionGone from None
 
     async def _transaction(self, statements: list[Statement]) -> list[dict[str, Any]]:
         return await self._guard(self._run(statements))  # type: ignore[no-any-return]
