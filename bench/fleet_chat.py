@@ -41,6 +41,7 @@ STREAMS = 60
 CONCURRENCY = 12
 KILL_AFTER_DONE = STREAMS // 3
 WRITES = 300
+WRITE_ROUNDS = 10
 CHUNK_INTERVAL_S = 0.01
 
 
@@ -174,19 +175,24 @@ async def check_from_survivors(results: list[dict[str, Any]], survivors: list[st
     return counts
 
 
-async def write_ms(settings: Settings) -> list[float]:
-    """Milliseconds per `add()` of one assistant message, after a warm-up."""
-    async with open_session_store(settings) as store:
-        session = await store.create("bench")
-        message = StoredMessage(role="assistant", content=answer_for("write"), sources=[{"title": "t", "url": "u"}])
-        for _ in range(20):
-            await store.add(session.id, message)
-        times = []
-        for _ in range(WRITES):
-            started = time.perf_counter()
-            await store.add(session.id, message)
-            times.append((time.perf_counter() - started) * 1000)
-        return times
+async def write_ms(local: Settings, shared: Settings) -> tuple[list[float], list[float]]:
+    """Milliseconds per `add()` of one assistant message on each backend, in alternating rounds
+    (so a burst of load on the shared machine hits both alike), after a warm-up."""
+    message = StoredMessage(role="assistant", content=answer_for("write"), sources=[{"title": "t", "url": "u"}])
+    times: tuple[list[float], list[float]] = ([], [])
+    async with open_session_store(local) as sqlite, open_session_store(shared) as postgres:
+        stores = (sqlite, postgres)
+        sessions = [await store.create("bench") for store in stores]
+        for store, session in zip(stores, sessions, strict=True):
+            for _ in range(20):
+                await store.add(session.id, message)
+        for _ in range(WRITE_ROUNDS):
+            for store, session, out in zip(stores, sessions, times, strict=True):
+                for _ in range(WRITES // WRITE_ROUNDS):
+                    started = time.perf_counter()
+                    await store.add(session.id, message)
+                    out.append((time.perf_counter() - started) * 1000)
+    return times
 
 
 async def main() -> None:
@@ -217,8 +223,9 @@ async def main() -> None:
         lost = counts["done but missing or damaged"]
         print(f"  committed messages lost or damaged: {lost} (target 0)")
 
-        sqlite = await write_ms(Settings(data_dir=root / "local"))
-        postgres = await write_ms(Settings(data_dir=root / "pg", database_url=server.create_database()))
+        sqlite, postgres = await write_ms(
+            Settings(data_dir=root / "local"), Settings(data_dir=root / "pg", database_url=server.create_database())
+        )
     lite, pg = statistics.median(sqlite), statistics.median(postgres)
     print(f"session write (add one assistant message), median of {WRITES}:")
     print(f"  SQLite      {lite:.3f} ms")

@@ -139,3 +139,14 @@ def test_a_database_url_must_be_postgresql() -> None:
     with pytest.raises(ValueError, match="WEBLENS_DATABASE_URL must start with postgresql://"):
         Settings(database_url="mysql://x@y/z")
     assert Settings(database_url="  ").database_url is None
+
+
+def test_weblens_config_masks_the_database_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from weblens.cli import app
+
+    monkeypatch.setenv("WEBLENS_DATABASE_URL", "postgresql://weblens:pg-pass-9731@db.internal:5432/weblens")
+    result = CliRunner().invoke(app, ["config"])
+    assert result.exit_code == 0
+    assert "database_url" in result.output and "pg-pass-9731" not in result.output
