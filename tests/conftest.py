@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from weblens.redact import forget_secrets
+from weblens.testing.postgres import INSTALL_HINT as POSTGRES_INSTALL_HINT
+from weblens.testing.postgres import PostgresServer
 from weblens.testing.redis import INSTALL_HINT, RedisServer, redis_server_path
 
 _WEBLENS_VARS = ("TAVILY_API_KEY", "BRAVE_API_KEY", "SERPER_API_KEY", "FIRECRAWL_API_KEY", "XDG_CONFIG_HOME")
@@ -48,3 +50,25 @@ def redis_url(request: pytest.FixtureRequest) -> str | None:
     server: RedisServer = request.getfixturevalue("redis_server")
     server.flush()
     return server.url
+
+
+# -- session-store backends: every store test runs on SQLite and on a real PostgreSQL ------------
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL for the whole test session (each test takes its own database)."""
+    server = PostgresServer.find()
+    if server is None:
+        pytest.skip(POSTGRES_INSTALL_HINT)
+    with server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """None for SQLite (the default), or the URL of a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return None
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.create_database()

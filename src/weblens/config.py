@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from dotenv import dotenv_values
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SecretStr, field_validator, model_validator
@@ -267,6 +267,20 @@ class ServerConfig(BaseModel):
     max_message_chars: int = Field(default=32_000, gt=0)
 
 
+def _postgres_url(value: SecretStr | None) -> SecretStr | None:
+    """Empty is unset; anything else must be a postgresql:// URL (its password is a secret)."""
+    if value is None or not value.get_secret_value().strip():
+        return None
+    url = value.get_secret_value().strip()
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ValueError("WEBLENS_DATABASE_URL must start with postgresql:// (sessions in PostgreSQL)")
+    password = urlsplit(url).password
+    if password:
+        register_secret(unquote(password))
+        register_secret(password)
+    return SecretStr(url)
+
+
 def _default_data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "weblens"
@@ -324,6 +338,9 @@ class Settings(BaseSettings):
     redis_url: SecretStr | None = Field(
         default=None,
         description="redis://[:password@]host:port/db shared by a fleet: cache, rate limits, breakers, single-flight",
+    )
+    database_url: Annotated[SecretStr | None, AfterValidator(_postgres_url)] = Field(
+        default=None, description="postgresql://user:password@host:port/db: sessions shared by a fleet; default SQLite"
     )
     tavily: TavilyConfig = Field(default_factory=TavilyConfig)
     brave: BraveConfig = Field(default_factory=BraveConfig)

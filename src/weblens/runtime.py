@@ -2,9 +2,10 @@
 
 Settings, the HTTP clients, the cache (with its single-flight), the rate limiters, the
 operator policy (the domain policy, and the `PolicyState` holding daily request counts
-and benched API keys), the search router (with its breaker) and the fetcher are built
-here once and passed to the tools, so chat, `/mcp` and the CLI share one set of limits
-and one cache. Nothing else in weblens keeps state at module level. Build one and close it::
+and benched API keys), the search router (with its breaker), the fetcher, the session
+store, the metrics and the readiness checks are built here once and passed to the tools,
+so chat, `/mcp` and the CLI share one set of limits and one cache. Nothing else in weblens
+keeps state at module level. Build one and close it::
 
     async with Runtime.from_settings() as runtime:
         toolset = default_toolset(runtime)
@@ -25,12 +26,14 @@ from weblens.cache import Cache
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
 from weblens.fetch import Fetcher
+from weblens.metrics import Metrics
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.ratelimit import RateLimiters
 from weblens.net.ssrf import Resolver
 from weblens.policy import PolicyState
 from weblens.search import SearchRouter
 from weblens.store import Backends, backends_for
+from weblens.store.sessions import SessionStore, open_session_store
 
 __all__ = ["Runtime", "using"]
 
@@ -40,10 +43,13 @@ class Runtime(AsyncClosing):
     parts it builds (the cache file, the clients) are closed by `aclose()`.
 
     `resolver` replaces the system resolver for fetches (tests map names to addresses);
-    `policy_state` replaces the in-process policy state (a fleet shares one).
-
     With `settings.redis_url` the cache, rate-limit slots, breakers, single-flight and policy
-    state live in Redis (shared by every replica); `readiness_checks` names what `/ready` asks.
+    state live in Redis (shared by every replica).
+
+    `policy_state` replaces the in-process policy state (a fleet shares one); `sessions`
+    replaces the session store chosen from settings (SQLite, or PostgreSQL given
+    `database_url`). `readiness_checks` are the named async checks `/ready` runs: each
+    raises when its backend is unreachable.
     """
 
     def __init__(
@@ -54,8 +60,10 @@ class Runtime(AsyncClosing):
         client: httpx.AsyncClient | None = None,
         resolver: Resolver | None = None,
         policy_state: PolicyState | None = None,
+        sessions: SessionStore | None = None,
     ) -> None:
         self.settings = settings
+        self.metrics = Metrics()
         redis_url = settings.redis_url.get_secret_value() if settings.redis_url is not None else None
         self.backends: Backends = backends_for(redis_url)
         self.readiness_checks: dict[str, Callable[[], Awaitable[None]]] = {}
@@ -84,6 +92,10 @@ class Runtime(AsyncClosing):
         self.domain_policy = settings.policy.domains()
         self.router = self.router_with(settings)
         self.fetcher = Fetcher(settings, cache=self.cache, resolver=resolver, policy=self.domain_policy)
+        self._own_sessions = sessions is None
+        self.sessions = sessions if sessions is not None else open_session_store(settings)
+        if self.sessions.name == "postgresql":
+            self.readiness_checks["postgresql"] = self.sessions.check
         self._closed = False
 
     @classmethod
@@ -118,6 +130,7 @@ class Runtime(AsyncClosing):
             state=self.policy_state,
             domains=self.domain_policy,
             breakers=self.backends.breakers,
+            metrics=self.metrics,
         )
 
     async def aclose(self) -> None:
@@ -132,6 +145,8 @@ class Runtime(AsyncClosing):
             self.cache.close()
         if self.backends.redis is not None:
             await self.backends.redis.aclose()
+        if self._own_sessions:
+            await self.sessions.aclose()
 
 
 @asynccontextmanager

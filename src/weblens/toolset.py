@@ -21,6 +21,8 @@ __all__ = ["ToolFactory", "Toolset"]
 
 ToolFactory = Callable[[Any], "Tool[Any] | None"]
 """Builds a tool from settings, or returns None when the tool is not configured."""
+ToolObserver = Callable[[str, ToolResult], None]
+"""Told of every call's result (tool name, result); must not raise."""
 
 
 class Toolset:
@@ -29,6 +31,7 @@ class Toolset:
     def __init__(self, tools: Iterable[Tool[Any]] = (), *, enabled: Iterable[str] | None = None) -> None:
         self._tools: dict[str, Tool[Any]] = {}
         self._enabled: tuple[str, ...] | None = tuple(enabled) if enabled is not None else None
+        self._observers: list[ToolObserver] = []
         for tool in tools:
             self.add(tool)
 
@@ -50,7 +53,12 @@ class Toolset:
         """A view exposing only `names` (an enable-list); unknown names are ignored."""
         view = Toolset(enabled=names)
         view._tools = self._tools
+        view._observers = self._observers
         return view
+
+    def observe(self, observer: ToolObserver) -> None:
+        """Call `observer(name, result)` after every call through this toolset and its views (metrics)."""
+        self._observers.append(observer)
 
     @property
     def enabled(self) -> tuple[str, ...] | None:
@@ -100,7 +108,10 @@ class Toolset:
         if tool is None:
             known = ", ".join(self.names) or "(none)"
             return ToolResult.failure("not_found", f"Unknown tool {name!r}. Available tools: {known}")
-        return await tool.execute(args, ctx)
+        result = await tool.execute(args, ctx)
+        for observer in self._observers:
+            observer(name, result)
+        return result
 
     def key_argument(self, name: str, args: Mapping[str, Any] | str | None) -> str | None:
         """The argument a UI shows on one line for a call, or None."""

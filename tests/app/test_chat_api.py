@@ -11,7 +11,7 @@ import httpx
 from pydantic import BaseModel
 
 from weblens import Settings, Toolset, define_tool
-from weblens.app.sessions import SessionStore
+from weblens.store.sessions import open_session_store
 from weblens.testing.llm import ScriptedLLM, Turn, call
 
 POLL_TIMEOUT_S = 10.0
@@ -182,9 +182,9 @@ async def test_a_server_shutting_down_mid_answer_saves_it_as_incomplete(
                     break
     await asyncio.to_thread(server.stop)
 
-    store = SessionStore(settings.sessions_path)
-    [session] = store.sessions()
-    assistant = store.messages(session.id)[1]
+    async with open_session_store(settings) as store:
+        [session] = await store.sessions()
+        assistant = (await store.messages(session.id))[1]
     assert assistant.status == "incomplete" and assistant.content.startswith("word")
 
 

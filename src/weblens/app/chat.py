@@ -2,7 +2,9 @@
 
 The user message is saved before the model is asked; the answer is saved when it is
 done, when it fails, or — when it is cancelled (Stop, or the server shutting down) — as
-it stood, marked with the status the caller gives ("stopped", or "incomplete").
+it stood, marked with the status the caller gives ("stopped", or "incomplete"). When
+storage fails (full disk, database down) the store keeps the message in memory and
+writes it when it can; the stream ends with an `error` event saying so.
 """
 
 from __future__ import annotations
@@ -12,14 +14,14 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
-from anyio import to_thread
 
 from weblens.agent.citations import SourceBook
 from weblens.agent.events import AgentEvent, CitedSource, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent
 from weblens.agent.loop import Agent
-from weblens.app.sessions import MessageStatus, SessionInfo, SessionStore, StoredMessage
 from weblens.context import ToolContext
 from weblens.errors import NotFoundError
+from weblens.redact import redact_text
+from weblens.store.sessions import MessageStatus, SessionInfo, SessionStore, StorageError, StoredMessage
 
 __all__ = ["HISTORY_MESSAGES", "ChatService"]
 
@@ -73,6 +75,13 @@ def _for_model(message: StoredMessage) -> dict[str, str] | None:
     return {"role": message.role, "content": content}
 
 
+def _unsaved(what: str, exc: StorageError) -> str:
+    return (
+        f"{what} could not be saved: {redact_text(exc.message)}. It is kept on this server and will be "
+        "saved when storage works again."
+    )
+
+
 class ChatService:
     """Answers messages in sessions of a `SessionStore` with an `Agent`."""
 
@@ -81,23 +90,29 @@ class ChatService:
         self.agent = agent
 
     async def history(self, session_id: str) -> list[dict[str, str]]:
-        stored = await to_thread.run_sync(lambda: self.store.messages(session_id, last=HISTORY_MESSAGES))
+        stored = await self.store.messages(session_id, last=HISTORY_MESSAGES)
         return [m for m in map(_for_model, stored) if m is not None]
 
     async def _save(self, session_id: str, message: StoredMessage) -> StoredMessage:
-        return await to_thread.run_sync(self.store.add, session_id, message)
+        return await self.store.add(session_id, message)
 
     async def answer(
         self, session: SessionInfo, message: str, *, cut_short: Callable[[], MessageStatus] = lambda: "incomplete"
     ) -> AsyncIterator[AgentEvent]:
         """Stream the agent's events; `done` carries the session id; the answer is always saved
         (cancelled, with the status `cut_short()` gives)."""
-        history = await self.history(session.id)
+        try:
+            history = await self.history(session.id)
+        except StorageError as exc:  # nothing to answer from: say so rather than answer out of context
+            yield ErrorEvent(code=exc.code, message=f"this session cannot be read now: {redact_text(exc.message)}")
+            return
         try:
             await self._save(session.id, StoredMessage(role="user", content=message))
         except NotFoundError as exc:  # deleted since the request looked it up
             yield ErrorEvent(code=exc.code, message=exc.message)
             return
+        except StorageError:  # the store keeps it in memory; answer anyway, the answer's save reports it
+            pass
         transcript = _Transcript()
         saved = False
         ctx = ToolContext(thread_id=session.id, agent_name=AGENT_NAME)
@@ -113,6 +128,9 @@ class ChatService:
                     except NotFoundError as exc:  # the session was deleted while the answer streamed
                         yield ErrorEvent(code=exc.code, message=f"the answer was not saved: {exc.message}")
                         return
+                    except StorageError as exc:  # the store keeps it and writes it when storage is back
+                        yield ErrorEvent(code=exc.code, message=_unsaved("the answer", exc))
+                        return
                 if isinstance(event, Done):
                     event = event.model_copy(update={"session_id": session.id})
                 yield event
@@ -120,6 +138,6 @@ class ChatService:
             # also runs when the answer is cancelled: keep what was said, marked as cut short
             with anyio.CancelScope(shield=True):
                 if not saved:
-                    with contextlib.suppress(NotFoundError):
+                    with contextlib.suppress(NotFoundError, StorageError):  # a StorageError: kept in memory
                         await self._save(session.id, transcript.message(cut_short()))
                 await events.aclose()

@@ -1,21 +1,26 @@
-"""The Starlette application `weblens serve` runs: health, the chat API (SSE), sessions, the page.
+"""The Starlette application `weblens serve` runs: health, readiness, metrics, the chat API (SSE),
+sessions, the page.
 
 Routes and lifespans are lists, so other parts (the MCP gateway's `/mcp` mount) add
 theirs in `create_app` without touching the rest. Without a configured model the
 server still starts: the page, health and MCP work, and the chat API says what to set.
 Requests with a foreign `Host` or `Origin` are refused (DNS rebinding, cross-site POSTs).
+When session storage fails (full disk, PostgreSQL down) only the routes that need it say
+so, with a 503 JSON error; search, fetch, the tools panel and `/mcp` keep working.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
+import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
@@ -32,12 +37,15 @@ from weblens.app.answers import Answers
 from weblens.app.chat import ChatService
 from weblens.app.connect import MODEL_RECIPES
 from weblens.app.responses import error_response as _error
-from weblens.app.sessions import TITLE_MAX_CHARS, SessionStore
 from weblens.app.tool_panel import ToolPanel
 from weblens.config import Settings
-from weblens.errors import NotConfiguredError, NotFoundError
+from weblens.errors import NotConfiguredError, NotFoundError, WeblensError
 from weblens.mcp.http import MCP_PATH, is_loopback, is_wildcard, mcp_mount, security_settings
+from weblens.metrics import CONTENT_TYPE, Metrics
+from weblens.redact import redact_text
+from weblens.result import ToolResult
 from weblens.runtime import Runtime
+from weblens.store.sessions import TITLE_MAX_CHARS, SessionStore, StorageError
 from weblens.tools.catalog import default_toolset
 from weblens.toolset import Toolset
 
@@ -46,6 +54,9 @@ __all__ = ["create_app"]
 STATIC_DIR = Path(__file__).parent / "static"
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
 _BODY_SLACK_BYTES = 64 * 1024
+READY_TIMEOUT_S = 3.0
+"""How long /ready waits for one backend's check before calling it down."""
+log = logging.getLogger("weblens.server")
 
 
 class _BadRequest(Exception):
@@ -158,7 +169,7 @@ class _Api:
         return await _json_object(request, self.body_limit, empty={})
 
     async def _session(self, session_id: str) -> Any:
-        return await to_thread.run_sync(self.store.get, session_id)
+        return await self.store.get(session_id)
 
     async def status(self, request: Request) -> JSONResponse:
         tools = self.chat.agent.tools.names if self.chat is not None else []
@@ -178,12 +189,12 @@ class _Api:
         if session_id:
             session = await self._session(session_id)
         else:
-            session = await to_thread.run_sync(lambda: self.store.create(first_message=message))
+            session = await self.store.create(first_message=message)
         return self.answers.start(session, message)
 
     async def list_sessions(self, request: Request) -> JSONResponse:
         search = request.query_params.get("q", "")[:TITLE_MAX_CHARS]
-        sessions = await to_thread.run_sync(self.store.sessions, search)
+        sessions = await self.store.sessions(search)
         return JSONResponse(
             {"sessions": [{**s.model_dump(), "running": self.answers.running(s.id)} for s in sessions]}
         )
@@ -191,13 +202,13 @@ class _Api:
     async def create_session(self, request: Request) -> JSONResponse:
         body = await _json_object(request, self.body_limit, empty={})
         title = _string_field(body, "title", required=False, limit=TITLE_MAX_CHARS) or ""
-        session = await to_thread.run_sync(self.store.create, title)
+        session = await self.store.create(title)
         return JSONResponse(session.model_dump(), status_code=201)
 
     async def get_session(self, request: Request) -> JSONResponse:
         session_id = request.path_params["session_id"]
         session = await self._session(session_id)
-        messages = await to_thread.run_sync(self.store.messages, session_id)
+        messages = await self.store.messages(session_id)
         stored = [m.model_dump() for m in messages]
         return JSONResponse({**session.model_dump(), "running": self.answers.running(session_id), "messages": stored})
 
@@ -205,16 +216,80 @@ class _Api:
         body = await _json_object(request, self.body_limit)
         title = _string_field(body, "title", required=True, limit=TITLE_MAX_CHARS)
         assert title is not None
-        session = await to_thread.run_sync(self.store.rename, request.path_params["session_id"], title)
+        session = await self.store.rename(request.path_params["session_id"], title)
         return JSONResponse(session.model_dump())
 
     async def delete_session(self, request: Request) -> Response:
-        await to_thread.run_sync(self.store.delete, request.path_params["session_id"])
+        await self.store.delete(request.path_params["session_id"])
         return Response(status_code=204)
 
 
 async def health(request: Request) -> JSONResponse:
+    """Liveness: the process answers. Touches no backend, so it stays cheap when one is down."""
     return JSONResponse({"status": "ok", "version": __version__})
+
+
+async def _check(check: Callable[[], Any]) -> str | None:
+    """None when the check passes, else why it failed (one line, secrets masked)."""
+    try:
+        await asyncio.wait_for(check(), READY_TIMEOUT_S)
+    except TimeoutError:
+        return f"no answer within {READY_TIMEOUT_S:g} s"
+    except WeblensError as exc:
+        return redact_text(exc.message)
+    except Exception as exc:  # a check from elsewhere (a Redis client) may raise its own types
+        return redact_text(f"{type(exc).__name__}: {exc}".splitlines()[0])
+    return None
+
+
+def _readiness(runtime: Runtime) -> Callable[[Request], Any]:
+    async def ready(request: Request) -> JSONResponse:
+        """Readiness: every backend check of the runtime, run at once; 503 naming what is down."""
+        names = list(runtime.readiness_checks)
+        failures = await asyncio.gather(*(_check(runtime.readiness_checks[name]) for name in names))
+        checks = {
+            name: {"status": "ok"} if why is None else {"status": "down", "error": why}
+            for name, why in zip(names, failures, strict=True)
+        }
+        down = [name for name, why in zip(names, failures, strict=True) if why is not None]
+        body: dict[str, Any] = {"status": "down" if down else "ready", "checks": checks}
+        if down:
+            body["error"] = {"code": "upstream_error", "message": f"not ready: {', '.join(down)} unreachable"}
+        return JSONResponse(body, status_code=503 if down else 200)
+
+    return ready
+
+
+def _metrics_route(metrics: Metrics) -> Callable[[Request], Any]:
+    async def render(request: Request) -> Response:
+        return Response(metrics.render(), media_type=CONTENT_TYPE)
+
+    return render
+
+
+class _CountRequests:
+    """Counts every HTTP request by route template (a bounded label) and status, with its latency."""
+
+    def __init__(self, app: ASGIApp, *, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = [500]
+
+        async def sending(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+                route = scope.get("route")
+                name = getattr(route, "path", None) or ("/mcp" if scope["path"] == MCP_PATH else "unmatched")
+                self.metrics.http_request(scope["method"], name, status[0], time.perf_counter() - started)
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 async def index(request: Request) -> FileResponse:
@@ -229,6 +304,11 @@ async def _bad_request(request: Request, exc: Exception) -> Response:
 async def _not_found(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, NotFoundError)
     return _error(404, exc.code, exc.message)
+
+
+async def _storage_failed(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StorageError)
+    return _error(503, exc.code, f"saved sessions are unavailable right now: {redact_text(exc.message)}")
 
 
 def _chat_service(settings: Settings, store: SessionStore, toolset: Toolset) -> tuple[ChatService | None, str]:
@@ -262,7 +342,14 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: R
     own_runtime = runtime is None
     runtime = runtime if runtime is not None else Runtime.from_settings(settings)
     tools = toolset if toolset is not None else default_toolset(runtime)
-    store = SessionStore(settings.sessions_path)
+    metrics = runtime.metrics
+
+    def count_call(name: str, result: ToolResult) -> None:
+        outcome = "ok" if result.error is None else result.error.code
+        metrics.tool_call(name, outcome, result.duration_ms / 1000.0)
+
+    tools.observe(count_call)
+    store = runtime.sessions
     chat, why = _chat_service(settings, store, tools)
     api = _Api(settings, store, chat, why)
     panel = ToolPanel(tools.only(settings.llm.tools), api.read_json)
@@ -270,17 +357,23 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: R
     @asynccontextmanager
     async def chat_lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
+            await store.open()  # migrations run at start-up; a replica without its database still serves the rest
+        except StorageError as exc:
+            log.warning("session storage is unavailable at start-up (chat answers 503 until it is back): %s",
+                        redact_text(exc.message))
+        try:
             yield
         finally:
             await api.answers.runs.aclose()
             if chat is not None and isinstance(chat.agent.model, ChatModel):
                 await chat.agent.model.aclose()
-            store.close()
             if own_runtime:
                 await runtime.aclose()
 
     routes: list[BaseRoute] = [
         Route("/health", health),
+        Route("/ready", _readiness(runtime)),
+        Route("/metrics", _metrics_route(metrics)),
         Route("/", index),
         Route("/api/status", api.status),
         Route("/api/chat", api.chat_message, methods=["POST"]),
@@ -303,8 +396,8 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: R
     app = Starlette(
         routes=routes,
         lifespan=_compose(lifespans),
-        middleware=[Middleware(_RequestGuard, settings=settings)],
-        exception_handlers={_BadRequest: _bad_request, NotFoundError: _not_found},
+        middleware=[Middleware(_CountRequests, metrics=metrics), Middleware(_RequestGuard, settings=settings)],
+        exception_handlers={_BadRequest: _bad_request, NotFoundError: _not_found, StorageError: _storage_failed},
     )
     app.state.settings = settings
     app.state.runtime = runtime

@@ -27,6 +27,7 @@ from weblens.errors import (
     WeblensError,
     error_class_for,
 )
+from weblens.metrics import Metrics
 from weblens.net import HttpSource, LazyClient
 from weblens.net.ratelimit import RateLimiters
 from weblens.policy.domains import DomainPolicy
@@ -103,8 +104,10 @@ class SearchRouter(AsyncClosing):
         state: PolicyState | None = None,
         domains: DomainPolicy | None = None,
         breakers: BreakerStore | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.settings = settings
+        self.metrics = metrics
         self.client = client
         self.cache = cache
         self.limiters = limiters if limiters is not None else RateLimiters()
@@ -160,7 +163,7 @@ class SearchRouter(AsyncClosing):
         """The provider `name`, built once, wrapped in its upstream's rate limiter and daily cap."""
         found = self._providers.get(name)
         if found is None:
-            inner = PROVIDERS[name](self.settings, self.client, state=self.state)
+            inner = PROVIDERS[name](self.settings, self.client, state=self.state, metrics=self.metrics)
             rate = getattr(inner.config, "requests_per_second", None)
             limiter = self.limiters.get(
                 f"{name} {inner.config.base_url}",
@@ -234,6 +237,8 @@ class SearchRouter(AsyncClosing):
             )
         except _Partial as partial:  # shared with identical concurrent searches, stored for none
             return partial.response.model_copy(deep=True)
+        if self.metrics is not None:
+            self.metrics.cache_lookup(CACHE_NAMESPACE, cached)
         if asked:  # we asked upstream ourselves: no need to rebuild the response from JSON
             return asked[0]
         response = SearchResponse.model_validate(value)

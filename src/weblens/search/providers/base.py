@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -17,6 +18,7 @@ import httpx
 
 from weblens.config import ProviderConfig, Settings, setting_hint
 from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutError, UpstreamError, WeblensError
+from weblens.metrics import Metrics
 from weblens.net import HttpSource, error_for_status, getter_for, parse_retry_after, translate_errors
 from weblens.net.urls import web_url
 from weblens.policy.state import LocalPolicyState, PolicyState
@@ -136,8 +138,16 @@ class HttpProvider:
     quota_statuses: ClassVar[frozenset[int]] = frozenset({402})
     """Statuses that mean the key's plan limit was reached (Tavily adds 432/433)."""
 
-    def __init__(self, settings: Settings, client: HttpSource, *, state: PolicyState | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        client: HttpSource,
+        *,
+        state: PolicyState | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.settings = settings
+        self.metrics = metrics
         self.config: ProviderConfig = getattr(settings, self.name)
         self._client = getter_for(client)
         self.keys = KeyPool(
@@ -201,16 +211,25 @@ class HttpProvider:
             url = self._urls[path] = httpx.URL(base + path)
         client = self._client()
         timeout = self.config.timeout
+        started = time.perf_counter()
+        outcome = "upstream_error"
         try:
             async with asyncio.timeout(timeout):
                 with translate_errors(self.name):
                     async with client.stream(method, url, timeout=timeout, **kwargs) as response:
                         body = await self._read(response)
                         reply = HttpReply(response.status_code, response.headers, body, _decode(body, response))
+            if reply.status >= 400:
+                exc = self.error(reply)
+                outcome = exc.code
+                raise exc
+            outcome = "ok"
         except TimeoutError:
+            outcome = "timeout"
             raise ToolTimeoutError(f"{self.name} did not answer within {timeout:g} s") from None
-        if reply.status >= 400:
-            raise self.error(reply)
+        finally:  # every request to the provider is counted once, by outcome (429s as rate_limited)
+            if self.metrics is not None:
+                self.metrics.upstream_call(self.name, outcome, time.perf_counter() - started)
         return reply
 
     async def send_json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:

@@ -1,0 +1,67 @@
+"""Prometheus metrics for one `Runtime`: its own registry, never the process-global one.
+
+Recorded in a few places only: the HTTP middleware (requests), `Toolset.call` (tool calls
+by tool and outcome), the search router (upstream calls and 429s by provider, cache hits).
+`GET /metrics` renders `Metrics.render()`.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+
+__all__ = ["CONTENT_TYPE", "Metrics"]
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+class Metrics:
+    """The counters and histograms weblens keeps; labels are bounded sets (routes, tools, providers)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.http_requests = Counter(
+            "weblens_http_requests", "HTTP requests served", ["method", "route", "status"], registry=r
+        )
+        self.http_latency = Histogram(
+            "weblens_http_request_seconds", "Time to the response's headers", ["route"],
+            buckets=_LATENCY_BUCKETS, registry=r,
+        )
+        self.tool_calls = Counter("weblens_tool_calls", "Tool calls", ["tool", "outcome"], registry=r)
+        self.tool_latency = Histogram(
+            "weblens_tool_call_seconds", "Tool call duration", ["tool"], buckets=_LATENCY_BUCKETS, registry=r
+        )
+        self.upstream_calls = Counter(
+            "weblens_upstream_calls", "Requests to search providers", ["provider", "outcome"], registry=r
+        )
+        self.upstream_429 = Counter(
+            "weblens_upstream_rate_limited", "Search provider answers asking to slow down (429)", ["provider"],
+            registry=r,
+        )
+        self.upstream_latency = Histogram(
+            "weblens_upstream_seconds", "Search provider call duration", ["provider"],
+            buckets=_LATENCY_BUCKETS, registry=r,
+        )
+        self.cache_lookups = Counter("weblens_cache_lookups", "Cache lookups", ["namespace", "result"], registry=r)
+
+    def tool_call(self, tool: str, outcome: str, seconds: float) -> None:
+        self.tool_calls.labels(tool, outcome).inc()
+        self.tool_latency.labels(tool).observe(seconds)
+
+    def upstream_call(self, provider: str, outcome: str, seconds: float) -> None:
+        self.upstream_calls.labels(provider, outcome).inc()
+        self.upstream_latency.labels(provider).observe(seconds)
+        if outcome == "rate_limited":
+            self.upstream_429.labels(provider).inc()
+
+    def cache_lookup(self, namespace: str, hit: bool) -> None:
+        self.cache_lookups.labels(namespace, "hit" if hit else "miss").inc()
+
+    def http_request(self, method: str, route: str, status: int, seconds: float) -> None:
+        self.http_requests.labels(method, route, str(status)).inc()
+        self.http_latency.labels(route).observe(seconds)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
