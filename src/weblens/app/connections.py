@@ -125,6 +125,11 @@ class _GuardedH11(H11Protocol):
         self.guard.live.discard(self)
         super().connection_lost(exc)
 
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._enter(None)  # another protocol owns the connection from here
+        self.guard.live.discard(self)
+        super().handle_websocket_upgrade(event)
+
     def _follow(self) -> None:
         """Arm the deadline of the phase the client is in: sending headers, sending a body, or
         neither (its request is complete and being answered: no deadline, answers may stream)."""
@@ -244,6 +249,27 @@ class ConnectionGuard:
         loop.default_exception_handler(context)
 
     async def serve(self, server: Any, sock: socket.socket) -> None:
-        """Run a `uvicorn.Server` (configured with `protocol_class()`) on `sock` with this guard's loop handler."""
+        """Run a `uvicorn.Server` (configured with `protocol_class()`) on `sock` with this guard's
+        loop handler, and uvicorn's per-connection warnings kept to one line a minute each."""
         asyncio.get_running_loop().set_exception_handler(self.exception_handler)
-        await server.serve(sockets=[sock])
+        throttle = _Throttle(self.floods)
+        uvicorn_log = logging.getLogger("uvicorn.error")
+        uvicorn_log.addFilter(throttle)
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            uvicorn_log.removeFilter(throttle)
+
+
+class _Throttle(logging.Filter):
+    """Passes uvicorn's per-connection warnings (a garbage request, ...) through a `FloodLog`."""
+
+    def __init__(self, floods: FloodLog) -> None:
+        super().__init__()
+        self.floods = floods
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.WARNING:
+            return True
+        self.floods.event(f"uvicorn:{record.msg}", f"uvicorn: {record.getMessage()}")
+        return False
