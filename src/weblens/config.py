@@ -241,8 +241,19 @@ class CacheConfig(BaseModel):
     path: Path | None = Field(default=None, description="SQLite file; default <data_dir>/cache.sqlite3")
 
 
+def _no_blank_secret(value: Any) -> Any:
+    """An empty or whitespace-only secret (`WEBLENS_MCP_TOKEN=""`) is no secret: it must not pass for one."""
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
 class McpConfig(BaseModel):
-    token: SecretStr | None = None
+    token: Annotated[SecretStr | None, BeforeValidator(_no_blank_secret)] = Field(
+        default=None, description="bearer token for /mcp and the chat API; empty means none"
+    )
     port: int = Field(
         default=8766, ge=0, le=65535, description="`weblens mcp --transport http`; `weblens serve` uses server.port"
     )
@@ -265,6 +276,15 @@ class ServerConfig(BaseModel):
     port: int = Field(default=8765, ge=0, le=65535)
     sessions_path: Path | None = Field(default=None, description="default <data_dir>/sessions.sqlite3")
     max_message_chars: int = Field(default=32_000, gt=0)
+    header_timeout_s: float = Field(
+        default=10.0, gt=0, description="a client must send its request line and headers within this, or is dropped"
+    )
+    body_timeout_s: float = Field(
+        default=30.0, gt=0, description="a request body must arrive within this after its headers (else 408)"
+    )
+    max_connections: int = Field(
+        default=1000, gt=0, description="open client connections; lowered to fit the open-file limit"
+    )
 
 
 def _postgres_url(value: SecretStr | None) -> SecretStr | None:

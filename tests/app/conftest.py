@@ -76,7 +76,8 @@ def serve() -> Iterator[Callable[..., ServedApp]]:
     started: list[ServedApp] = []
 
     def start(settings: Settings, toolset: Toolset | None = None) -> ServedApp:
-        server = ServedApp(create_app(settings, toolset=toolset if toolset is not None else search_toolset()))
+        app = create_app(settings, toolset=toolset if toolset is not None else search_toolset())
+        server = ServedApp(app, limits=settings.server)  # with the connection guard `weblens serve` runs
         started.append(server)
         return server
 

@@ -70,3 +70,13 @@ def test_serve_with_a_model_names_it(terminal: Callable[..., Any]) -> None:
     run = terminal("serve", "--port", "0", env=env)
     run.expect("chat: model tiny-model at http://127.0.0.1:9/v1")
     assert "no model configured" not in run.err
+
+
+@pytest.mark.parametrize("token", ["", "   "], ids=["empty", "spaces"])
+@pytest.mark.parametrize("argv", [["serve"], ["mcp", "--transport", "http"]], ids=["serve", "mcp"])
+def test_an_empty_token_is_no_token_on_a_public_bind(argv: list[str], token: str) -> None:
+    result = runner.invoke(app, [*argv, "--host", "0.0.0.0", "--port", "0"], env={"WEBLENS_MCP_TOKEN": token})
+
+    assert result.exit_code == 1, result.output
+    assert "WEBLENS_MCP_TOKEN" in result.output and "refusing" in result.output
+    assert "Traceback" not in result.output

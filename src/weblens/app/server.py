@@ -15,6 +15,7 @@ import asyncio
 import hmac
 import json
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -52,11 +53,15 @@ from weblens.toolset import Toolset
 __all__ = ["create_app"]
 
 STATIC_DIR = Path(__file__).parent / "static"
+logger = logging.getLogger("weblens.app")
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
 _BODY_SLACK_BYTES = 64 * 1024
 READY_TIMEOUT_S = 3.0
 """How long /ready waits for one backend's check before calling it down."""
-log = logging.getLogger("weblens.server")
+MAX_JSON_DEPTH = 64
+"""Deeper request bodies are refused (a JSON bomb would exhaust the parser's recursion)."""
+MAX_INT_DIGITS = 4300
+"""Python's own limit for converting digits to an int (CVE-2020-10735)."""
 
 
 class _BadRequest(Exception):
@@ -70,8 +75,53 @@ def _body_limit(settings: Settings) -> int:
     return settings.server.max_message_chars * 12 + _BODY_SLACK_BYTES
 
 
+def _invalid(message: str) -> _BadRequest:
+    return _BadRequest(400, "validation_error", f"the request body {message}")
+
+
+def _parse_int(text: str) -> int:
+    if len(text) > MAX_INT_DIGITS:  # int() would raise a ValueError that advises sys.set_int_max_str_digits
+        raise _invalid(f"has an integer of {len(text.lstrip('-'))} digits; the limit is {MAX_INT_DIGITS}")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _invalid(f"has a number out of range: {text[:40]}")
+    return value
+
+
+def _parse_constant(name: str) -> Any:
+    raise _invalid(f"is not valid JSON: {name} is not a JSON value")
+
+
+def _check_tree(body: Any) -> None:
+    """Refuse nesting deeper than MAX_JSON_DEPTH and strings that are not Unicode text (a lone
+    surrogate such as `"\ud800"` cannot be stored, sent to a model or encoded as UTF-8)."""
+    stack: list[tuple[Any, int]] = [(body, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    bad = value[exc.start]
+                    raise _invalid(f"has a lone surrogate (\\u{ord(bad):04x}), which is not Unicode text") from None
+            continue
+        if isinstance(value, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                raise _invalid(f"is nested deeper than {MAX_JSON_DEPTH} levels")
+            items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
+
+
 async def _json_object(request: Request, limit: int, *, empty: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The body as a JSON object, read no further than `limit` bytes; `empty` stands for no body."""
+    """The body as a JSON object, read no further than `limit` bytes; `empty` stands for no body.
+
+    Whatever the body holds, the answer is the value or a 4xx saying what is wrong with it, never a
+    500: JSON is UTF-8 (RFC 8259), without NaN or Infinity, nested at most MAX_JSON_DEPTH deep."""
     raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
@@ -80,9 +130,16 @@ async def _json_object(request: Request, limit: int, *, empty: dict[str, Any] | 
     if not raw and empty is not None:
         return empty
     try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise _BadRequest(400, "validation_error", "the request body is not valid JSON") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _invalid(f"is not UTF-8 (byte {exc.start} is not valid)") from None
+    try:
+        body = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+    except json.JSONDecodeError as exc:
+        raise _invalid(f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise _invalid(f"is nested deeper than {MAX_JSON_DEPTH} levels") from None
+    _check_tree(body)
     if not isinstance(body, dict):
         raise _BadRequest(400, "validation_error", "the request body must be a JSON object")
     return body
@@ -130,8 +187,9 @@ class _RequestGuard:
             return None
         if self.token is None:
             return _error(401, "not_configured", "this server is reachable from other machines: set WEBLENS_MCP_TOKEN")
-        given = headers.get("authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+        scheme, _, given = headers.get("authorization", "").strip().partition(" ")
+        # the scheme is case-insensitive (RFC 9110 §11.1), as the MCP endpoint already takes it
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self.token.encode()):
             return _error(401, "not_configured", "send the server's token as 'Authorization: Bearer <token>'")
         return None
 
@@ -311,6 +369,12 @@ async def _storage_failed(request: Request, exc: Exception) -> Response:
     return _error(503, exc.code, f"saved sessions are unavailable right now: {redact_text(exc.message)}")
 
 
+async def _internal(request: Request, exc: Exception) -> Response:
+    """A bug is a JSON error in the API's shape; the traceback goes to the server's log only."""
+    logger.error("%s %s failed: %s", request.method, request.url.path, type(exc).__name__)
+    return _error(500, "internal_error", "the server failed to answer this request; its log says why")
+
+
 def _chat_service(settings: Settings, store: SessionStore, toolset: Toolset) -> tuple[ChatService | None, str]:
     """The chat service over a view of `toolset` (`llm.tools`), or None and why (no model configured)."""
     try:
@@ -359,7 +423,7 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: R
         try:
             await store.open()  # migrations run at start-up; a replica without its database still serves the rest
         except StorageError as exc:
-            log.warning("session storage is unavailable at start-up (chat answers 503 until it is back): %s",
+            logger.warning("session storage is unavailable at start-up (chat answers 503 until it is back): %s",
                         redact_text(exc.message))
         try:
             yield
@@ -397,7 +461,12 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: R
         routes=routes,
         lifespan=_compose(lifespans),
         middleware=[Middleware(_CountRequests, metrics=metrics), Middleware(_RequestGuard, settings=settings)],
-        exception_handlers={_BadRequest: _bad_request, NotFoundError: _not_found, StorageError: _storage_failed},
+        exception_handlers={
+            _BadRequest: _bad_request,
+            NotFoundError: _not_found,
+            StorageError: _storage_failed,
+            Exception: _internal,
+        },
     )
     app.state.settings = settings
     app.state.runtime = runtime

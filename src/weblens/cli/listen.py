@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import errno
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from weblens.cli.output import fail
 from weblens.cli.runner import run
+
+if TYPE_CHECKING:
+    from weblens.config import ServerConfig
 
 __all__ = ["bind", "check_port", "serve_on", "url_of"]
 
@@ -58,12 +61,18 @@ def url_of(sock: socket.socket, host: str, path: str = "/") -> str:
     return f"http://{shown}:{port}{path}"
 
 
-def serve_on(sock: socket.socket, application: Any, *, log_level: str = "warning") -> None:
-    """Run `application` with uvicorn on an already bound socket until Ctrl-C."""
+def serve_on(sock: socket.socket, application: Any, server: ServerConfig, *, log_level: str = "warning") -> None:
+    """Run `application` with uvicorn on an already bound socket until Ctrl-C, with the limits
+    of `server` against abusive clients (header and body deadlines, a connection cap)."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(application, log_level=log_level, timeout_graceful_shutdown=5))
+    from weblens.app.connections import ConnectionGuard
+
+    guard = ConnectionGuard.from_settings(server)
+    config = uvicorn.Config(
+        application, log_level=log_level, timeout_graceful_shutdown=5, http=guard.protocol_class(), access_log=False
+    )
     try:
-        run(server.serve(sockets=[sock]))
+        run(guard.serve(uvicorn.Server(config), sock))
     finally:
         sock.close()

@@ -105,4 +105,4 @@ def mcp(
     sock = bind(bind_host, port)
     names = ", ".join(application.state.toolset.names) or "none"
     note(f"weblens MCP on {url_of(sock, bind_host, MCP_PATH)} (tools: {names})")
-    serve_on(sock, application)
+    serve_on(sock, application, settings.server)

@@ -6,7 +6,11 @@
   SDK's `TransportSecuritySettings`: loopback names plus `mcp.allowed_origins`;
 - requires `Authorization: Bearer <token>` when a token is set (the SDK's bearer
   middleware, with a constant-time comparison);
-- refuses request bodies over `mcp.max_body_bytes` with 413.
+- refuses request bodies over `mcp.max_body_bytes` with 413;
+- keeps no session between requests (stateless streamable HTTP): each POST is served on
+  its own, so memory does not grow with the clients that ever said `initialize`, and
+  replicas behind a load balancer need not stick a client to one of them. Progress
+  notifications travel in the POST's own response stream; there is no GET stream (405).
 
 Responses may stream (SSE) rather than always being plain JSON: on that path the SDK
 watches for the client hanging up, so a client's cancel or timeout cancels the tool
@@ -31,8 +35,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError
@@ -83,6 +88,21 @@ class _StaticToken:
         if hmac.compare_digest(token.encode(), self._token):
             return AccessToken(token="", client_id=_TOKEN_CLIENT, scopes=[])
         return None
+
+
+class _PostOnly:
+    """Stateless, the endpoint has nothing to stream on a GET nor a session to DELETE: both are
+    405 (which the spec allows), not a stream that would stay open with nothing to say."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] != "POST":
+            body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Method Not Allowed: use POST"}}
+            await JSONResponse(body, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 def is_loopback(host: str) -> bool:
@@ -137,11 +157,11 @@ def mcp_http_app(settings: Settings, *, toolset: Toolset, host: str | None = Non
     manager = StreamableHTTPSessionManager(
         app=create_server(toolset),
         json_response=False,
-        stateless=False,
+        stateless=True,
         security_settings=security_settings(host, settings),
         max_request_body_size=settings.mcp.max_body_bytes,
     )
-    app: ASGIApp = StreamableHTTPASGIApp(manager)
+    app: ASGIApp = _PostOnly(StreamableHTTPASGIApp(manager))
     if settings.mcp.token is not None:
         verifier = _StaticToken(settings.mcp.token.get_secret_value())
         app = AuthenticationMiddleware(

@@ -29,6 +29,9 @@ from urllib.parse import parse_qsl
 
 import uvicorn
 
+from weblens.app.connections import ConnectionGuard
+from weblens.config import ServerConfig
+
 __all__ = ["FakeServer", "RecordedRequest", "Reply", "ServedApp"]
 
 _STARTUP_TIMEOUT_S = 10.0
@@ -38,7 +41,11 @@ class ServedApp:
     """Any ASGI app (e.g. `weblens.app.server.create_app(settings)`) served by uvicorn on
     127.0.0.1 in a background thread, until `stop()`."""
 
-    def __init__(self, app: Any, *, lifespan: str = "on", log_level: str = "warning", interface: str = "auto") -> None:
+    def __init__(
+        self, app: Any, *, lifespan: str = "on", log_level: str = "warning", interface: str = "auto",
+        limits: ServerConfig | None = None,
+    ) -> None:
+        """`limits`: serve with `weblens serve`'s connection guard (header and body deadlines, the cap)."""
         # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say TCP, and
         # without it every response waits ~40 ms for a delayed ACK (Nagle).
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -51,6 +58,7 @@ class ServedApp:
             lifespan=lifespan,  # type: ignore[arg-type]
             access_log=False,
             interface=interface,  # type: ignore[arg-type]
+            http=ConnectionGuard.from_settings(limits).protocol_class() if limits is not None else "auto",
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
