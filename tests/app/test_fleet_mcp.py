@@ -64,11 +64,6 @@ def _message(response: httpx.Response) -> Any:
     return response.json()
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="on this branch /mcp keeps 2025-era sessions per process (stateless=False in mcp/http.py): the other "
-    "replica answers 404 'Session not found'; branch `servers` makes /mcp stateless or session-capped",
-)
 async def test_a_2025_handshake_client_alternating_between_two_replicas_succeeds(
     fleet: tuple[RoundRobin, ServedApp],
 ) -> None:
