@@ -47,6 +47,31 @@ async def test_a_docs_page_keeps_headings_fenced_code_and_tables(pages: PageServ
     assert "API reference" not in content and "Built with" not in content
 
 
+async def test_a_listing_keeps_every_item_when_the_main_content_pass_keeps_only_its_prose(
+    pages: PageServer, settings: Settings, cache: Cache
+):
+    # trafilatura keeps the intro and the "how we rank" prose and drops all 26 rows of the ranking
+    page = await fetch(pages.url("/listing"), settings=settings, cache=cache)
+    assert page.extractor == "page-text"
+    for item in ("Storm lantern, brass", "Reflector dish", "Deck lantern, copper", "Lens cloth pack", "£89.00"):
+        assert item in page.content
+    assert "Every lamp on this page spent a winter month" in page.content
+    for boilerplate in ("Rope and line", "Paint and varnish", "4 Quay Street", "Search"):
+        assert boilerplate not in page.content
+
+
+async def test_a_page_that_declares_an_article_keeps_the_main_content_cut(
+    pages: PageServer, settings: Settings, cache: Cache
+):
+    # the same page calling itself an article: its prose is what matters, the rows are the aside
+    html = page_fixture("page_listing.html").replace(b'content="website"', b'content="article"')
+    pages.route("GET", "/listing-article", Reply(body=html, content_type="text/html; charset=utf-8"))
+    page = await fetch(pages.url("/listing-article"), settings=settings, cache=cache)
+    assert page.extractor == "trafilatura"
+    assert "Every lamp on this page spent a winter month" in page.content
+    assert "Deck lantern, copper" not in page.content
+
+
 async def test_a_nextjs_shell_is_read_from_its_data(pages: PageServer, settings: Settings, cache: Cache):
     page = await fetch(pages.url("/next-shell"), settings=settings, cache=cache)
     assert page.extractor == "hydration" and page.note is None

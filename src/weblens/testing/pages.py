@@ -39,6 +39,7 @@ _FIXTURE_PAGES = {
     "/next-shell": "page_next_shell.html",
     "/bot-check": "page_bot_check.html",
     "/captcha-wall": "page_captcha_wall.html",
+    "/listing": "page_listing.html",
 }
 
 
