@@ -3,11 +3,14 @@
 - loop overhead per step: an answer's wall time minus the time spent waiting on the model
   and in tools, divided by its model calls (target < 2 ms). Each answer is one
   `web_search` call and one final answer (two model calls).
-- 50 concurrent chat streams on one server (POST /api/chat, SSE until `done`): all
-  complete, every user and assistant message saved; wall time for the batch, beside
-  one stream alone. Most of that time is the OpenAI SDK parsing streamed chunks in the
-  server (here one scripted answer of ~60 chunks took ~22 ms through the SDK against
-  ~10 ms reading the same bytes with plain httpx).
+- one model stream (`ChatModel.stream`, ~60 chunks: a tool call, then an answer): wall
+  time and CPU of this process (the client) and of the scripted model (the server) per
+  stream, for weblens' own chunk reader beside the SDK's typed chunks (the path before,
+  kept below as `SdkTypedModel`: the baseline, interleaved in the same run)
+- one chat stream through the chat server (POST /api/chat, SSE until `done`): wall time
+  and the chat server's CPU per stream, again beside a server on the SDK's typed chunks
+- 50 concurrent chat streams on one server: all complete, every user and assistant
+  message saved; wall time for the batch.
 
 The scripted model (and, for the second part, the chat server) run in child processes,
 so their event loops do not compete with the one being measured.
@@ -19,25 +22,29 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import AsyncGenerator, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx
 from pydantic import BaseModel
 
 from weblens import Source, ToolResult, Toolset, define_tool
-from weblens.agent import Agent, ChatModel, ModelTurn, ToolResultEvent
+from weblens.agent import Agent, ChatModel, ModelTurn, ToolCall, ToolResultEvent
+from weblens.agent.events import Usage
 
 MODEL_LATENCY_S = 0.005
 ROUNDS = 5
 ANSWERS_PER_ROUND = 40
 STREAMS = 50
 STREAM_ROUNDS = 3
+SINGLE_STREAMS = 20
 TARGET_MS = 2.0
 TIMEOUT_S = 60.0
 
@@ -53,6 +60,48 @@ async def _search(params: Query) -> ToolResult:
 
 def toolset() -> Toolset:
     return Toolset([define_tool(name="web_search", description="Search the web", input_schema=Query, execute=_search)])
+
+
+class SdkTypedModel(ChatModel):
+    """The path before: the SDK turns every streamed chunk into typed objects (the baseline)."""
+
+    async def stream(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = ()
+    ) -> AsyncGenerator[str | ModelTurn, None]:
+        turn = ModelTurn()
+        calls: dict[int, ToolCall] = {}
+        kwargs: dict[str, Any] = {"tools": list(tools)} if tools else {}
+        stream = await self._client.chat.completions.create(
+            model=self.model, messages=list(messages), stream=True, stream_options={"include_usage": True}, **kwargs
+        )  # type: ignore[call-overload]
+        async with stream:
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    turn.usage = Usage(**chunk.usage.model_dump(include={"prompt_tokens", "completion_tokens",
+                                                                         "total_tokens"}))  # fmt: skip
+                for choice in chunk.choices:
+                    if choice.delta.content:
+                        turn.text += choice.delta.content
+                        yield choice.delta.content
+                    for fragment in choice.delta.tool_calls or ():
+                        call = calls.setdefault(fragment.index, ToolCall(id="", name=""))
+                        call.id = fragment.id or call.id
+                        if fragment.function is not None:
+                            call.name += fragment.function.name or ""
+                            call.arguments += fragment.function.arguments or ""
+                    if choice.finish_reason:
+                        turn.finish_reason = choice.finish_reason
+        turn.tool_calls = [calls[i] for i in sorted(calls)]
+        yield turn
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc), 0 when unavailable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # -- child processes -------------------------------------------------------------------
@@ -72,14 +121,18 @@ def serve_model() -> None:
     sys.stdin.read()
 
 
-def serve_app(model_url: str, data_dir: str) -> None:
-    """Child: the chat server with the bench toolset, on a free port."""
+def serve_app(model_url: str, data_dir: str, path: str = "weblens") -> None:
+    """Child: the chat server with the bench toolset, on a free port (`path` "sdk": the SDK's typed chunks)."""
     import socket
 
     import uvicorn
 
     from weblens import Settings
+    from weblens.agent import llm
     from weblens.app.server import create_app
+
+    if path == "sdk":  # the baseline server: every ChatModel it builds reads the stream the old way
+        llm.ChatModel.stream = SdkTypedModel.stream  # type: ignore[method-assign]
 
     settings = Settings(data_dir=data_dir, llm={"base_url": model_url, "model": "scripted"}, cache={"enabled": False})
     sock = socket.socket()
@@ -90,6 +143,7 @@ def serve_app(model_url: str, data_dir: str) -> None:
 
 
 def child(*args: str) -> tuple[subprocess.Popen[str], str]:
+    """A child process running this file with `args`; returns it and the URL it prints."""
     process = subprocess.Popen(
         [sys.executable, __file__, *args],
         stdin=subprocess.PIPE,
@@ -151,7 +205,78 @@ async def loop_overhead(model_url: str) -> list[float]:
     return per_round
 
 
-# -- part 2: concurrent chat streams -----------------------------------------------------
+# -- part 2: one stream, weblens' reader beside the SDK's typed chunks -------------------
+
+MESSAGES = [{"role": "user", "content": "what is new in AI"}]
+TOOLS = [{"type": "function", "function": {"name": "web_search", "parameters": Query.model_json_schema()}}]
+
+
+async def one_model_stream(model: ChatModel, tools: bool) -> int:
+    pieces = 0
+    async for piece in model.stream(MESSAGES if tools else [*MESSAGES, {"role": "tool", "content": "x"}],
+                                    TOOLS if tools else ()):  # fmt: skip
+        pieces += isinstance(piece, str)
+    return pieces
+
+
+async def model_streams(model_url: str, model_pid: int) -> dict[str, dict[str, list[float]]]:
+    """Per variant: wall ms, client CPU ms and model-server CPU ms per stream (rounds interleaved)."""
+    variants: dict[str, ChatModel] = {
+        name: cls(base_url=model_url, model="scripted", timeout=TIMEOUT_S)
+        for name, cls in (("weblens", ChatModel), ("sdk", SdkTypedModel))
+    }
+    figures: dict[str, dict[str, list[float]]] = {name: {"wall": [], "client": [], "server": []} for name in variants}
+    try:
+        for model in variants.values():  # warm up: connections, imports
+            await one_model_stream(model, tools=False)
+        for _ in range(ROUNDS):
+            for name, model in variants.items():
+                server, client, started = cpu_seconds(model_pid), time.process_time(), time.perf_counter()
+                for i in range(SINGLE_STREAMS):
+                    await one_model_stream(model, tools=i % 2 == 0)  # a tool call, then an answer, alternately
+                per = 1000 / SINGLE_STREAMS
+                figures[name]["wall"].append((time.perf_counter() - started) * per)
+                figures[name]["client"].append((time.process_time() - client) * per)
+                figures[name]["server"].append((cpu_seconds(model_pid) - server) * per)
+    finally:
+        for model in variants.values():
+            await model.aclose()
+    return figures
+
+
+async def chat_streams(apps: dict[str, tuple[str, int]]) -> dict[str, dict[str, list[float]]]:
+    """Per chat server: wall ms and server CPU ms per /api/chat stream, one at a time (interleaved)."""
+    figures: dict[str, dict[str, list[float]]] = {name: {"wall": [], "server": []} for name in apps}
+    clients = {name: httpx.AsyncClient(base_url=url, timeout=TIMEOUT_S) for name, (url, _) in apps.items()}
+    try:
+        for http in clients.values():
+            await one_stream(http, 0)
+        for _ in range(ROUNDS):
+            for name, http in clients.items():
+                pid = apps[name][1]
+                server, started = cpu_seconds(pid), time.perf_counter()
+                for n in range(SINGLE_STREAMS // 3):
+                    await one_stream(http, n)
+                per = 1000 / (SINGLE_STREAMS // 3)
+                figures[name]["wall"].append((time.perf_counter() - started) * per)
+                figures[name]["server"].append((cpu_seconds(pid) - server) * per)
+    finally:
+        for http in clients.values():
+            await http.aclose()
+    return figures
+
+
+def show(title: str, figures: dict[str, dict[str, list[float]]]) -> None:
+    labels = {"weblens": "weblens' chunk reader", "sdk": "SDK typed chunks (before)"}
+    print(title)
+    for name, columns in figures.items():
+        cells = ", ".join(f"{column} {statistics.median(values):.1f} ms" for column, values in columns.items())
+        print(f"  {labels[name]:<28} {cells}")
+    before, after = figures["sdk"]["wall"], figures["weblens"]["wall"]
+    print(f"  wall time: {statistics.median(before):.1f} -> {statistics.median(after):.1f} ms per stream")
+
+
+# -- part 3: concurrent chat streams -----------------------------------------------------
 
 
 async def one_stream(http: httpx.AsyncClient, n: int) -> tuple[str | None, float]:
@@ -175,6 +300,7 @@ async def concurrent_streams(app_url: str) -> tuple[float, list[float], int, int
     completed = saved = 0
     async with httpx.AsyncClient(base_url=app_url, timeout=TIMEOUT_S, limits=limits) as http:
         single = statistics.median([(await one_stream(http, -n))[1] for n in range(1, 6)])
+        await asyncio.gather(*(one_stream(http, -n) for n in range(STREAMS)))  # warm up: connections
         for _ in range(STREAM_ROUNDS):
             started = time.perf_counter()
             outcomes = await asyncio.gather(*(one_stream(http, n) for n in range(STREAMS)))
@@ -190,20 +316,34 @@ async def concurrent_streams(app_url: str) -> tuple[float, list[float], int, int
 
 async def main() -> None:
     model_process, model_url = child("--serve-model")
+    print(f"medians of {ROUNDS} rounds, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     try:
         overhead = await loop_overhead(model_url)
         print(
             f"loop overhead per step: median {statistics.median(overhead):.3f} ms "
             f"(rounds: {', '.join(f'{o:.3f}' for o in overhead)}; target < {TARGET_MS} ms)"
         )
-        with tempfile.TemporaryDirectory() as data_dir:
+        show(
+            "one model stream (ChatModel.stream, ~30 chunks), per stream: wall, CPU of this client, "
+            "CPU of the scripted model",
+            await model_streams(model_url, model_process.pid),
+        )
+        with tempfile.TemporaryDirectory() as data_dir, tempfile.TemporaryDirectory() as sdk_dir:
             app_process, app_url = child("--serve-app", model_url, data_dir)
+            sdk_process, sdk_url = child("--serve-app", model_url, sdk_dir, "sdk")
             try:
                 await wait_ready(app_url)
+                await wait_ready(sdk_url)
+                show(
+                    "one chat stream (POST /api/chat: a search, then the answer), per stream: wall, "
+                    "CPU of the chat server",
+                    await chat_streams({"weblens": (app_url, app_process.pid), "sdk": (sdk_url, sdk_process.pid)}),
+                )
                 single, walls, completed, saved = await concurrent_streams(app_url)
             finally:
-                app_process.terminate()
-                app_process.wait()
+                for process in (app_process, sdk_process):
+                    process.terminate()
+                    process.wait()
         total = STREAMS * STREAM_ROUNDS
         print(f"one chat stream alone: median {single * 1000:.0f} ms")
         print(
@@ -233,6 +373,6 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve-model"]:
         serve_model()
     elif sys.argv[1:2] == ["--serve-app"]:
-        serve_app(sys.argv[2], sys.argv[3])
+        serve_app(*sys.argv[2:5])
     else:
         asyncio.run(main())

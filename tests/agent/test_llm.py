@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import uuid
 from typing import Any
 
@@ -136,3 +138,99 @@ async def test_a_key_passed_in_directly_is_masked_when_echoed(llm: ScriptedLLM) 
 
     [error] = [e for e in events if isinstance(e, ErrorEvent)]
     assert "has no access" in error.message and key not in error.message
+
+
+async def test_usage_and_the_finish_reason_come_through(llm: ScriptedLLM, model: ChatModel) -> None:
+    llm.add(Turn(text="cut at the limit", finish_reason="length", usage=(1200, 300)))
+
+    pieces, turn = await drain(model)
+
+    assert "".join(pieces) == turn.text == "cut at the limit"
+    assert turn.finish_reason == "length"
+    assert turn.usage is not None
+    assert (turn.usage.prompt_tokens, turn.usage.completion_tokens, turn.usage.total_tokens) == (1200, 300, 1500)
+
+
+async def test_an_error_object_inside_the_stream_is_an_upstream_error(llm: ScriptedLLM, model: ChatModel) -> None:
+    llm.add(Turn(text="Half an ans", error="the server overloaded"))
+    pieces: list[str] = []
+
+    with pytest.raises(UpstreamError) as caught:
+        async for piece in model.stream([{"role": "user", "content": "hi"}]):
+            pieces.append(str(piece))
+
+    assert "".join(pieces) == "Half an ans"
+    assert "the server overloaded" in caught.value.message and llm.base_url in caught.value.message
+
+
+async def test_a_stream_cut_short_is_a_retryable_upstream_error(llm: ScriptedLLM, model: ChatModel) -> None:
+    llm.add(Turn(text="Half an answer", break_off=True))
+    pieces: list[str] = []
+
+    with pytest.raises(UpstreamError) as caught:
+        async for piece in model.stream([{"role": "user", "content": "hi"}]):
+            pieces.append(str(piece))
+
+    assert "".join(pieces) == "Half an answer"
+    assert caught.value.retryable and llm.base_url in caught.value.message
+
+
+def _event(data: dict[str, Any] | str, *, end: str = "\n") -> str:
+    payload = data if isinstance(data, str) else json.dumps(data)
+    return f"data: {payload}{end}{end}"
+
+
+async def test_server_sent_events_are_read_as_the_spec_says(llm: ScriptedLLM, model: ChatModel) -> None:
+    """Comments, `event:` lines, CRLF, `data:` without a space, JSON split over data lines, calls interleaved."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {"id": "c", "object": "chat.completion.chunk", "choices": [choice]}
+
+    def fragment(index: int, **parts: Any) -> dict[str, Any]:
+        return chunk({"tool_calls": [{"index": index, **parts}]})
+
+    usage = {"id": "c", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}}
+    split = json.dumps(chunk({"content": "two lines"})).replace(', "choices"', ',\ndata: "choices"')
+    body = "".join(
+        [
+            ": keep-alive\n\n",
+            "event: message\n" + _event(chunk({"role": "assistant", "content": "Hel"})),
+            "data:" + json.dumps(chunk({"content": "lo "})) + "\r\n\r\n",
+            "data: " + split + "\n\n",
+            _event(fragment(1, id="b", type="function", function={"name": "get_", "arguments": ""})),
+            _event(fragment(0, id="a", type="function", function={"name": "web_search", "arguments": '{"q'})),
+            _event(fragment(1, function={"name": "weather", "arguments": '{"city": "Oslo"}'})),
+            _event(fragment(0, function={"arguments": '": "x"}'})),
+            _event(chunk({}, "tool_calls")),
+            _event(usage),
+            _event("[DONE]"),
+            _event("not JSON: nothing after [DONE] is read"),
+        ]
+    )
+    llm.server.queue("/v1/chat/completions", Reply(body=body, content_type="text/event-stream"))
+
+    pieces, turn = await drain(model)
+
+    assert pieces == ["Hel", "lo ", "two lines"] and turn.text == "Hello two lines"
+    assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [
+        ("a", "web_search", '{"q": "x"}'),
+        ("b", "get_weather", '{"city": "Oslo"}'),
+    ]
+    assert turn.finish_reason == "tool_calls"
+    assert turn.usage is not None and turn.usage.total_tokens == 12
+
+
+async def test_a_caller_that_stops_early_closes_the_stream(llm: ScriptedLLM, model: ChatModel) -> None:
+    llm.add(Turn(text="a long and slow answer " * 20, chunk_interval_s=0.02))
+
+    stream = model.stream([{"role": "user", "content": "hi"}])
+    first = await anext(stream)
+    await stream.aclose()
+
+    assert first == "a lo"
+    for _ in range(200):  # the server sees the client go away (no timing asserted, only that it happens)
+        if llm.server.disconnects:
+            break
+        await asyncio.sleep(0.02)
+    assert llm.server.disconnects == 1

@@ -65,6 +65,8 @@ class Turn:
     status: int = 200
     error: str = ""
     """With a 4xx/5xx `status`, the error message; with 200, an error sent after the text."""
+    break_off: bool = False
+    """The connection drops after the text and tool calls, before the stream ends."""
     chunk_interval_s: float = 0.0
     """Pause between streamed chunks (a slow model)."""
     delay_s: float = 0.0
@@ -170,6 +172,7 @@ class ScriptedLLM:
             content_type="text/event-stream",
             delay_s=turn.delay_s,
             drip=(1, turn.chunk_interval_s) if turn.chunk_interval_s else None,
+            break_off=turn.break_off,
         )
 
     @staticmethod
@@ -202,6 +205,8 @@ class ScriptedLLM:
                 yield _sse(self._envelope(number, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
         if turn.error:
             yield _sse({"error": {"message": turn.error, "type": "scripted_error"}})
+            return
+        if turn.break_off:
             return
         finish = turn.finish_reason or ("tool_calls" if turn.tool_calls else "stop")
         yield _sse(self._envelope(number, {}, finish))

@@ -93,6 +93,8 @@ class Reply:
     """Compress the body and say so in Content-Encoding."""
     chunks: Callable[[], Iterable[bytes]] | None = None
     """Stream a generated body (e.g. many MB) instead of `body`."""
+    break_off: bool = False
+    """Drop the connection after the body instead of ending the response (a stream cut short)."""
 
     def encoded(self) -> tuple[bytes, str]:
         body = self.body
@@ -247,7 +249,7 @@ class FakeServer:
         if reply.gzip:
             body = gzip.compress(body)
             headers["content-encoding"] = "gzip"
-        streaming = reply.chunks is not None or reply.drip is not None
+        streaming = reply.chunks is not None or reply.drip is not None or reply.break_off
         if not streaming:
             headers["content-length"] = str(len(body))
         raw_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
@@ -268,4 +270,5 @@ class FakeServer:
             if interval and not await self._pause(interval, disconnected):
                 self.disconnects += 1
                 return
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if not reply.break_off:  # an unfinished response makes the server close the connection mid-body
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
