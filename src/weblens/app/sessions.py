@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS messages (
     sources TEXT NOT NULL DEFAULT '[]',
     error TEXT,
     usage TEXT,
+    checks TEXT,
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS messages_by_session ON messages(session_id, id);
@@ -68,7 +69,17 @@ class StoredMessage(BaseModel):
     sources: list[dict[str, Any]] = Field(default_factory=list)
     error: dict[str, Any] | None = None
     usage: dict[str, Any] | None = None
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+    """The answer's `[n]` markers as checked after it was written (`weblens.agent.CitationCheck`)."""
+    flagged_urls: list[str] = Field(default_factory=list)
+    """URLs the model wrote that no source gave, shown as plain text."""
     created_at: float = Field(default_factory=time.time)
+
+    def checks(self) -> str | None:
+        """The citation checks as one JSON column (None when there are none)."""
+        if not self.citations and not self.flagged_urls:
+            return None
+        return json.dumps({"citations": self.citations, "flagged_urls": self.flagged_urls}, ensure_ascii=False)
 
 
 def _title_from(text: str) -> str:
@@ -90,6 +101,9 @@ class SessionStore:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        columns = {row["name"] for row in self._db.execute("PRAGMA table_info(messages)")}
+        if "checks" not in columns:  # a database from before citation checks
+            self._db.execute("ALTER TABLE messages ADD COLUMN checks TEXT")
 
     def close(self) -> None:
         with self._lock:
@@ -161,7 +175,7 @@ class SessionStore:
         with self._lock, _session_must_exist(session_id):
             cursor = self._db.execute(
                 "INSERT INTO messages (session_id, role, content, status, tool_calls, sources, error, usage, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "checks, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     message.role,
@@ -171,6 +185,7 @@ class SessionStore:
                     json.dumps(message.sources, ensure_ascii=False),
                     json.dumps(message.error) if message.error is not None else None,
                     json.dumps(message.usage) if message.usage is not None else None,
+                    message.checks(),
                     message.created_at,
                 ),
             )
@@ -209,5 +224,6 @@ def _message(row: sqlite3.Row) -> StoredMessage:
         sources=json.loads(data["sources"]),
         error=json.loads(data["error"]) if data["error"] else None,
         usage=json.loads(data["usage"]) if data["usage"] else None,
+        **(json.loads(data["checks"]) if data.get("checks") else {}),
         created_at=data["created_at"],
     )
