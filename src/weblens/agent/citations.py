@@ -122,8 +122,8 @@ class SourceBook:
             self._record(url, text, final)
         for source in numbered:  # no structured text: the lines that name it, else its title
             if not self._text[source.number]:
-                lines = [line for line in result.text.splitlines() if source.url in line]
-                self._record(source.url, "\n".join(lines) or source.title, None)
+                naming = "\n".join(line for line in result.text.splitlines() if source.url in line)
+                self._record(source.url, naming or source.title, None)
         if not numbered:
             return result.text
         lines = "\n".join(f"[{s.number}] {s.title} — {s.url}" for s in numbered)
