@@ -35,19 +35,58 @@ from weblens.testing.server import Reply
 from weblens.tools.fetch import FetchTool
 from weblens.toolset import Toolset
 
-SUBJECTS = ["The harbour council", "A team at the observatory", "The ferry operator", "Local beekeepers",
-            "The regional archive", "Engineers at the dam", "The lighthouse trust", "A survey of farmers",
-            "The city library", "Researchers in the valley", "The fishing cooperative", "The mountain rescue team"]
+SUBJECTS = [
+    "The harbour council",
+    "A team at the observatory",
+    "The ferry operator",
+    "Local beekeepers",
+    "The regional archive",
+    "Engineers at the dam",
+    "The lighthouse trust",
+    "A survey of farmers",
+    "The city library",
+    "Researchers in the valley",
+    "The fishing cooperative",
+    "The mountain rescue team",
+]
 VERBS = ["reported", "recorded", "estimated", "announced", "measured", "confirmed", "counted", "observed"]
-OBJECTS = ["storms along the northern coast", "visitors during the spring festival", "tonnes of grain in storage",
-           "nesting pairs of puffins", "hours of sunshine in March", "kilometres of new cycle paths",
-           "litres of rain at the summit", "books returned after the flood", "boats registered in the port",
-           "hectares of restored wetland", "students enrolled in night classes", "cases of the winter fever"]
-TAILS = ["after a decade of careful records", "despite the long delays in funding", "which surprised most observers",
-         "according to the annual ledger", "in the first quarter of the year", "before the new rules took effect",
-         "while the old bridge was closed", "as the committee had predicted", "for the third season in a row"]
-SWAPS = {"northern": "southern", "spring": "autumn", "new": "old", "first": "second", "long": "short",
-         "most": "few", "third": "fourth", "careful": "careless", "old": "new", "restored": "drained"}
+OBJECTS = [
+    "storms along the northern coast",
+    "visitors during the spring festival",
+    "tonnes of grain in storage",
+    "nesting pairs of puffins",
+    "hours of sunshine in March",
+    "kilometres of new cycle paths",
+    "litres of rain at the summit",
+    "books returned after the flood",
+    "boats registered in the port",
+    "hectares of restored wetland",
+    "students enrolled in night classes",
+    "cases of the winter fever",
+]
+TAILS = [
+    "after a decade of careful records",
+    "despite the long delays in funding",
+    "which surprised most observers",
+    "according to the annual ledger",
+    "in the first quarter of the year",
+    "before the new rules took effect",
+    "while the old bridge was closed",
+    "as the committee had predicted",
+    "for the third season in a row",
+]
+SWAPS = {
+    "northern": "southern",
+    "spring": "autumn",
+    "new": "old",
+    "first": "second",
+    "long": "short",
+    "most": "few",
+    "third": "fourth",
+    "careful": "careless",
+    "old": "new",
+    "restored": "drained",
+}
 FAKE_HOSTS = ["attacker.example", "news-daily.example", "research-hub.example", "example.com", "stats.example.org"]
 PAGES = 40
 SENTENCES = 18
@@ -260,8 +299,10 @@ async def main(cases: int, seed: int) -> None:
             elapsed = time.perf_counter() - started
             await model.aclose()
     c = tally.counts
-    print(f"{cases} answers, {c['fabricated_quotes'] + c['genuine_quotes']} quotes, "
-          f"{c['fabricated_urls'] + c['genuine_urls']} URLs, {elapsed:.1f} s end to end")
+    print(
+        f"{cases} answers, {c['fabricated_quotes'] + c['genuine_quotes']} quotes, "
+        f"{c['fabricated_urls'] + c['genuine_urls']} URLs, {elapsed:.1f} s end to end"
+    )
     print(f"fabricated URLs flagged:   {percent(c['fabricated_urls_flagged'], c['fabricated_urls'])}  (aim 100 %)")
     fabricated_flagged = percent(c["fabricated_quotes_flagged"], c["fabricated_quotes"])
     print(f"fabricated quotes flagged: {fabricated_flagged}  (aim >= 95 %)")

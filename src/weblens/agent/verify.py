@@ -25,7 +25,8 @@ from weblens.agent.events import CitationCheck
 __all__ = ["QUOTE_MIN_CHARS", "QUOTE_MIN_SCORE", "check_citations", "normalise"]
 
 QUOTE_MIN_CHARS = 24
-"""Shorter quotes must occur exactly (after normalising): a fuzzy match of a few words proves little."""
+"""Shorter quotes must occur exactly (after normalising): a fuzzy match of a few words proves little.
+Lengths count a CJK character as three."""
 QUOTE_MIN_SCORE = 90.0
 """partial_ratio a longer quote needs (and all its words must be there): marks and spacing may differ."""
 QUOTE_SHORTEST = 8
@@ -63,6 +64,11 @@ def normalise(text: str) -> str:
     text = _MD_LINK.sub(r"\1", text)
     text = _MD_MARKS.sub("", text)
     return _SPACE.sub(" ", text).strip().casefold()
+
+
+def _length(text: str) -> int:
+    """Length for the quote thresholds: a CJK character carries about a word, so it counts three."""
+    return len(text) + 2 * len(_CJK.findall(text))
 
 
 def _terms(text: str) -> set[str]:
@@ -116,13 +122,13 @@ def _find_quote(quote: str, source: str) -> tuple[bool, float, int]:
     alignment scores `QUOTE_MIN_SCORE` and holds every word of the quote: punctuation and
     spacing may differ, a word or a number may not (that is how quotes get falsified)."""
     parts = [p for p in _ELLIPSIS.split(quote) if p.strip()]  # "a … b": each part in turn
-    found, worst, first = True, 100.0, -1
+    worst, first = 100.0, -1
     for part in parts or [quote]:
         at = source.find(part)
         if at >= 0:
             first = at if first < 0 else first
             continue
-        if len(part) < QUOTE_MIN_CHARS:
+        if _length(part) < QUOTE_MIN_CHARS:
             return False, 0.0, first
         match = fuzz.partial_ratio_alignment(part, source)
         score = match.score if match is not None else 0.0
@@ -133,7 +139,7 @@ def _find_quote(quote: str, source: str) -> tuple[bool, float, int]:
         if not set(_WORD.findall(part)) <= set(_WORD.findall(window)):
             return False, round(worst, 1), first
         first = match.dest_start if first < 0 else first
-    return found, round(worst, 1), first
+    return True, round(worst, 1), first
 
 
 def _around(original: str, normalised_source: str, at: int, passages: list[_Passage]) -> str:
@@ -187,7 +193,7 @@ def _quotes(text: str) -> list[str]:
     found = []
     for match in _QUOTES.finditer(text):
         quote = next(g for g in match.groups() if g is not None).strip()
-        if len(quote) >= QUOTE_SHORTEST:
+        if _length(quote) >= QUOTE_SHORTEST:
             found.append(quote)
     return found
 
