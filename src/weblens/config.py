@@ -190,7 +190,9 @@ class WebSearchConfig(BaseModel):
 
 
 class SearchConfig(BaseModel):
-    provider: CommaList = Field(default_factory=list, description="one provider or an order; empty means automatic")
+    provider: CommaList = Field(
+        default_factory=list, description="one provider or an order; empty means automatic"
+    )
     cache_ttl_s: float = Field(default=3600.0, ge=0)
     breaker_failures: int = Field(default=3, ge=1, description="failures in a row before a cool-down")
     breaker_cooldown_s: float = Field(default=60.0, ge=0)
