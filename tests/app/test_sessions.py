@@ -50,3 +50,29 @@ def test_delete_removes_messages_and_unknown_ids_are_not_found(tmp_path: Path) -
     for action in (lambda: store.get(session.id), lambda: store.rename(session.id, "x"), lambda: store.delete("x")):
         with pytest.raises(NotFoundError):
             action()
+
+
+def test_citation_checks_are_kept_and_a_database_from_before_them_still_opens(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.sqlite3"
+    old = sqlite3.connect(path)  # the schema before citation checks: no `checks` column
+    old.executescript(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL, created_at REAL NOT NULL, "
+        "updated_at REAL NOT NULL); CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, role TEXT NOT NULL, "
+        "content TEXT NOT NULL, status TEXT NOT NULL, tool_calls TEXT NOT NULL DEFAULT '[]', "
+        "sources TEXT NOT NULL DEFAULT '[]', error TEXT, usage TEXT, created_at REAL NOT NULL);"
+        "INSERT INTO sessions VALUES ('s1', 'old', 1, 1);"
+        "INSERT INTO messages (session_id, role, content, status, created_at) "
+        "VALUES ('s1', 'user', 'hi', 'complete', 1);"
+    )
+    old.commit()
+    old.close()
+    store = SessionStore(path)
+    check = {"number": 1, "status": "quote_not_found", "sentence": "It said so.", "passage": "", "score": 0.0}
+    store.add("s1", StoredMessage(role="assistant", content="It said so [1].", citations=[check],
+                                  flagged_urls=["https://made-up.example/"]))  # fmt: skip
+    store.close()
+
+    first, second = SessionStore(path).messages("s1")
+    assert first.content == "hi" and first.citations == [] and first.flagged_urls == []
+    assert second.citations == [check] and second.flagged_urls == ["https://made-up.example/"]
