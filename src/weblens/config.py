@@ -90,8 +90,12 @@ def split_keys(value: SecretStr | None) -> list[str]:
     return list(dict.fromkeys(part.strip() for part in value.get_secret_value().split(",") if part.strip()))
 
 
-def _parse_limits(value: Any) -> Any:
-    """`brave=100, tavily=50` (environment) or a table (TOML) to {provider: requests per day}."""
+DEFAULT_MAX_USES = {"web_search": 10, "web_fetch": 10, "WebFetch": 10, "firecrawl": 10}
+"""Calls per tool per agent answer unless `[agent] max_uses` says otherwise."""
+
+
+def _parse_limits(value: Any, *, lower: bool = True) -> Any:
+    """`brave=100, tavily=50` (environment) or a table (TOML) to {name: number}."""
     if isinstance(value, str) and value.lstrip().startswith("{"):
         return json.loads(value)
     if isinstance(value, str):
@@ -101,10 +105,15 @@ def _parse_limits(value: Any) -> Any:
                 continue
             name, sep, number = part.partition("=")
             if not sep:
-                raise ValueError(f"expected provider=number, got {part.strip()!r}")
-            limits[name.strip().lower()] = number.strip()
+                raise ValueError(f"expected name=number, got {part.strip()!r}")
+            limits[name.strip().lower() if lower else name.strip()] = number.strip()
         return limits
     return value
+
+
+def _parse_uses(value: Any) -> Any:
+    """Like `_parse_limits`, but tool names keep their case (`WebFetch` is not `webfetch`)."""
+    return _parse_limits(value, lower=False)
 
 
 def _domains(value: list[str]) -> list[str]:
@@ -271,6 +280,30 @@ class LlmConfig(BaseModel):
     tools: CommaList = Field(default_factory=lambda: ["get_weather", "web_search", "web_fetch"])
 
 
+class AgentConfig(BaseModel):
+    """Limits and guarantees of one agent run (an answer); MCP clients are not affected."""
+
+    max_uses: Annotated[dict[str, int], NoDecode, BeforeValidator(_parse_uses)] = Field(
+        default_factory=lambda: dict(DEFAULT_MAX_USES),
+        description="calls per tool per answer, e.g. web_fetch=10,web_search=5; unlisted tools: no limit",
+    )
+    max_calls_per_step: int = Field(
+        default=8, ge=1, description="tool calls run per model step; the model is told about the ones beyond"
+    )
+    url_provenance: bool = Field(
+        default=True,
+        description="fetch only URLs the user wrote or an earlier tool result of the session contained",
+    )
+
+    @field_validator("max_uses")
+    @classmethod
+    def _not_negative(cls, value: dict[str, int]) -> dict[str, int]:
+        bad = [name for name, limit in value.items() if limit < 0]
+        if bad:
+            raise ValueError(f"max_uses for {bad[0]} must not be negative")
+        return value
+
+
 class ServerConfig(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=0, le=65535)
@@ -376,6 +409,7 @@ class Settings(BaseSettings):
     cache: CacheConfig = Field(default_factory=CacheConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
     llm: LlmConfig = Field(default_factory=LlmConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
 
     @classmethod

@@ -24,7 +24,8 @@ async def test_the_system_prompt_asks_for_the_question_as_query_and_the_passages
         async with Runtime(settings=settings, cache=Cache(None)) as runtime:
             arguments = {"url": pages.url(product.path), "query": product.question, "max_tokens": 800}
             llm.add(Turn(tool_calls=[call("web_fetch", arguments, id="c1")]), Turn(text="Yes, within 60 days [1]."))
-            answer = await ask(product.question, tools=[FetchTool(runtime)])
+            question = f"{product.question} ({pages.url(product.path)})"  # a URL the user gave may be fetched
+            answer = await ask(question, tools=[FetchTool(runtime)])
     assert answer.error is None and answer.results[0].ok
     system = llm.sent[0]["messages"][0]
     assert system["role"] == "system" and "pass the user's question as web_fetch's query" in system["content"]

@@ -34,7 +34,11 @@ async def test_an_answer_streams_and_is_saved_with_tool_calls_and_sources(
     assert deltas == done["answer"] == "Big AI news today [1]."
     assert done["session_id"] == session_id
     assert done["message"].endswith("Sources:\n[1] AI News Daily — https://news.example/ai")
-    assert done["sources"] == [{"title": "AI News Daily", "url": "https://news.example/ai", "number": 1}]
+    [source] = done["sources"]
+    assert (source["title"], source["url"], source["number"]) == ("AI News Daily", "https://news.example/ai", 1)
+    assert source["fetched_at"] > 0 and len(source["sha256"]) == 64  # the ledger: when, and a hash of the text read
+    [check] = done["citations"]
+    assert (check["number"], check["status"], check["sentence"]) == (1, "verified", "Big AI news today.")
     assert done["usage"]["total_tokens"] > 0 and done["finish_reason"] == "stop"
     tool_call = next(e.data for e in events if e.event == "tool_call")
     assert tool_call["name"] == "web_search" and tool_call["key_argument"] == "AI news"
@@ -48,6 +52,7 @@ async def test_an_answer_streams_and_is_saved_with_tool_calls_and_sources(
         "complete",
     )
     assert assistant["sources"] == done["sources"]
+    assert assistant["citations"] == done["citations"] and assistant["flagged_urls"] == []
     [saved_call] = assistant["tool_calls"]
     assert saved_call["name"] == "web_search" and saved_call["arguments"] == {"query": "AI news"}
     assert saved_call["result"]["ok"] is True and saved_call["result"]["brief"] == "2 results"

@@ -123,7 +123,7 @@ async def test_an_answer_streams_then_renders_as_safe_markdown_with_linked_citat
     )
     page = await browser.page()
     await page.goto(server.url("/"))
-    await send(page, QUESTION)
+    await send(page, f"{QUESTION} {images.url('/chart.png')}")  # an image the user gave may be shown
 
     # before the first word: thinking, then the tool with its running time
     await page.locator(".msg.assistant .activity", has_text="Thinking…").wait_for()
@@ -171,6 +171,52 @@ async def test_an_answer_streams_then_renders_as_safe_markdown_with_linked_citat
     await load.click()
     await message.locator("img[alt='a chart']").wait_for()
     assert images.count("/chart.png") == 1
+
+
+async def test_a_citation_shows_whether_it_was_verified_and_the_passage_on_hover(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings())
+    llm.add(
+        Turn(tool_calls=[call("web_search", {"query": "AI news"})]),
+        Turn(
+            text=(
+                'The site calls itself "AI News Daily" [1]. It says "models doubled in size overnight" [1]. '
+                "More at [their blog](https://made-up.example/blog). See also [5]."
+            )
+        ),
+    )
+    page = await browser.page()
+    await page.goto(server.url("/"))
+    await send(page, "What is new?")
+    await page.locator(".msg.assistant.finished").wait_for()
+
+    message = page.locator(".msg.assistant")
+    card = page.locator("#cite-card")
+    verified, not_found = message.locator("a.cite").nth(0), message.locator("a.cite").nth(1)
+    assert await verified.get_attribute("class") == "cite cite-verified"
+    await verified.hover()
+    await card.locator(".cite-status").wait_for()
+    assert (await card.locator(".cite-status").text_content()).startswith("verified")
+    assert await card.locator(".cite-passage").text_content() == "AI News Daily"
+
+    assert await not_found.get_attribute("class") == "cite cite-quote_not_found"
+    await not_found.hover()
+    await card.locator(".cite-status.cite-quote_not_found").wait_for()
+    assert "quoted passage was not found" in await card.locator(".cite-status").text_content()
+
+    unknown = message.locator("span.cite-unknown_source")
+    assert await unknown.text_content() == "[5]"
+    await unknown.hover()
+    await card.locator(".cite-status.cite-unknown_source").wait_for()
+    assert await card.locator(".cite-title").text_content() == "Source 5"
+
+    assert await message.locator(".text a", has_text="their blog").count() == 0  # an invented URL is not a link
+    assert "https://made-up.example/blog" in await message.locator(".text code").first.text_content()
+
+    await page.reload()  # the checks come back with the saved message
+    await page.locator(".msg.assistant a.cite-quote_not_found").wait_for()
+    await screenshot(page, "citations")
 
 
 async def test_stop_cancels_the_answer_and_keeps_what_was_written(

@@ -110,7 +110,9 @@ async def test_an_sqlite_file_written_before_versioning_is_adopted(tmp_path: Pat
     old.close()
     async with open_session_store(_settings(tmp_path, None)) as store:
         assert [s.title for s in await store.sessions()] == ["from last year"]
-    assert _versions(tmp_path, None) == [1]
+        await store.add("old", StoredMessage(role="assistant", content="a", flagged_urls=["https://x.example/"]))
+        assert (await store.messages("old"))[0].flagged_urls == ["https://x.example/"]
+    assert _versions(tmp_path, None) == [m.version for m in MIGRATIONS]  # adopted as 1, then migrated
 
 
 async def test_an_unreachable_database_is_a_quick_storage_error_without_the_password(tmp_path: Path) -> None:
@@ -150,3 +152,20 @@ def test_weblens_config_masks_the_database_url(monkeypatch: pytest.MonkeyPatch) 
     result = CliRunner().invoke(app, ["config"])
     assert result.exit_code == 0
     assert "database_url" in result.output and "pg-pass-9731" not in result.output
+
+
+async def test_citation_checks_are_kept_with_the_answer(tmp_path: Path, database_url: str | None) -> None:
+    settings = _settings(tmp_path, database_url)
+    check = {"number": 1, "status": "quote_not_found", "sentence": "It said so.", "passage": "", "score": 0.0}
+    async with open_session_store(settings) as store:
+        session = await store.create(first_message="q")
+        await store.add(session.id, StoredMessage(role="user", content="q"))
+        await store.add(
+            session.id,
+            StoredMessage(role="assistant", content="It said so [1].", citations=[check],
+                          flagged_urls=["https://made-up.example/"]),
+        )  # fmt: skip
+    async with open_session_store(settings) as reopened:
+        first, second = await reopened.messages(session.id)
+    assert first.citations == [] and first.flagged_urls == []
+    assert second.citations == [check] and second.flagged_urls == ["https://made-up.example/"]

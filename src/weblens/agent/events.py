@@ -14,6 +14,8 @@ from weblens.result import Source
 
 __all__ = [
     "AgentEvent",
+    "CitationCheck",
+    "CitationStatus",
     "CitedSource",
     "Delta",
     "Done",
@@ -25,9 +27,42 @@ __all__ = [
 
 
 class CitedSource(Source):
-    """A source a tool returned, with the number the answer cites it by ([1], [2], ...)."""
+    """A source a tool returned, with the number the answer cites it by ([1], [2], ...), and what
+    the ledger knows of it: where the fetch ended, when it was read, and a hash of the text read."""
 
     number: int
+    final_url: str | None = None
+    """Where redirects ended, when a fetch read the page (else the URL a search returned)."""
+    fetched_at: float | None = None
+    """When a tool first returned it (Unix time)."""
+    sha256: str | None = None
+    """Hash of the text the tools returned for it (what citations are checked against)."""
+
+
+CitationStatus = Literal["verified", "quote_not_found", "unknown_source"]
+
+
+class CitationCheck(BaseModel):
+    """One `[n]` marker of the answer, checked against the text of source n after the answer.
+
+    `verified`: source n exists and, where the sentence quotes, the quote is in its text (how
+    well the unquoted claim is supported is `score`); `quote_not_found`: the quoted text is not
+    in source n; `unknown_source`: no source has number n.
+    """
+
+    number: int
+    status: CitationStatus
+    sentence: str
+    """The sentence of the answer that carries the marker."""
+    quote: str | None = None
+    """Text the sentence quotes, when it quotes."""
+    quote_score: float | None = None
+    """How well the quote matches the source (0–100, fuzzy); needs `QUOTE_MIN_SCORE` to pass."""
+    passage: str = ""
+    """The passage of the source that best supports the sentence (or contains the quote)."""
+    score: float = 0.0
+    """Support of the sentence by `passage`: the share of the sentence's words found in it (0–1)."""
+    url: str | None = None
 
 
 class Usage(BaseModel):
@@ -90,6 +125,10 @@ class Done(BaseModel):
     notice: str | None = None
     """A limitation the user should know about (e.g. web access unavailable)."""
     session_id: str | None = None
+    citations: list[CitationCheck] = Field(default_factory=list)
+    """Every `[n]` marker of the answer, in order, with its check (see `CitationCheck`)."""
+    flagged_urls: list[str] = Field(default_factory=list)
+    """URLs the model wrote that no source or user message gave: shown as plain text, not links."""
 
 
 class ErrorEvent(BaseModel):

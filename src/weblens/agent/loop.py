@@ -6,6 +6,11 @@ calls of one step run concurrently and their results go back into the context. A
 so the user always gets an answer. A repeated call (same tool, same arguments) is
 answered from the earlier result, and the model is told so. A failed tool is a result
 like any other: the model reads the error and says what it could not do.
+
+What an answer may do is bounded (`RunBudget`: calls per tool, calls per step), which URLs
+its tools may fetch is bounded (`UrlProvenance`), the URLs its text links to are checked
+as they stream (`LinkGuard`), and every `[n]` it cites is checked against the text read
+from source n once it is written (`check_citations`); `done` carries the results.
 """
 
 from __future__ import annotations
@@ -17,9 +22,14 @@ from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, Protocol
 
+from weblens.agent.budget import DEFAULT_MAX_CALLS_PER_STEP, RunBudget
 from weblens.agent.citations import SourceBook
 from weblens.agent.events import AgentEvent, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent, Usage
+from weblens.agent.links import LinkGuard
 from weblens.agent.llm import ModelTurn, ToolCall
+from weblens.agent.provenance import UrlProvenance
+from weblens.agent.verify import check_citations
+from weblens.config import DEFAULT_MAX_USES, Settings
 from weblens.context import ToolContext
 from weblens.errors import UpstreamError, WeblensError
 from weblens.redact import redact_text
@@ -36,7 +46,8 @@ SYSTEM_PROMPT = (
     "know reliably; answer general questions directly, without tools.\n"
     "When you read a long page to answer a question, pass the user's question as web_fetch's query.\n"
     "Tool results number their sources like [1]; cite the ones you use with those markers. "
-    "Never invent a source or a URL.\n"
+    "When you quote a source, copy its words exactly, in quotation marks, next to its marker. "
+    "Never invent a source or a URL: only URLs the user gave or a tool returned can be fetched or linked.\n"
     "If a tool fails, say briefly what you could not find out and answer as well as you can."
 )
 NO_TOOLS_NOTE = (
@@ -113,22 +124,52 @@ class Agent:
         enabled: Iterable[str] | None = None,
         max_steps: int = DEFAULT_MAX_STEPS,
         system_prompt: str = SYSTEM_PROMPT,
+        max_uses: Mapping[str, int] | None = None,
+        max_calls_per_step: int = DEFAULT_MAX_CALLS_PER_STEP,
+        url_provenance: bool = True,
     ) -> None:
+        """`max_uses`: calls per tool per answer (default `DEFAULT_MAX_USES`; unlisted tools are
+        bounded only by steps × `max_calls_per_step`); `url_provenance`: tools fetch only URLs
+        the user or an earlier tool result gave."""
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
+        if max_calls_per_step < 1:
+            raise ValueError("max_calls_per_step must be at least 1")
         self.model = model
         self.tools = toolset.only(enabled) if enabled is not None else toolset
         self.max_steps = max_steps
         self.system_prompt = system_prompt
+        self.max_uses = dict(DEFAULT_MAX_USES if max_uses is None else max_uses)
+        self.max_calls_per_step = max_calls_per_step
+        self.url_provenance = url_provenance
+
+    @classmethod
+    def from_settings(cls, model: ChatModelLike, toolset: Toolset, settings: Settings) -> Agent:
+        """The agent `[llm]` and `[agent]` describe: its tools, steps, budgets and URL provenance."""
+        return cls(
+            model,
+            toolset,
+            enabled=settings.llm.tools,
+            max_steps=settings.llm.max_steps,
+            max_uses=settings.agent.max_uses,
+            max_calls_per_step=settings.agent.max_calls_per_step,
+            url_provenance=settings.agent.url_provenance,
+        )
 
     def run(
         self,
         message: str,
         history: Sequence[Mapping[str, Any]] = (),
         ctx: ToolContext | None = None,
+        *,
+        known_urls: Iterable[str] = (),
     ) -> AsyncGenerator[AgentEvent, None]:
-        """Stream the answer to `message`; `history` is earlier {role, content} turns."""
-        return _Run(self, ctx or ToolContext()).events(message, history)
+        """Stream the answer to `message`; `history` is earlier {role, content} turns;
+        `known_urls` are sources earlier tool results of the session returned (they may be fetched)."""
+        run = _Run(self, ctx or ToolContext())
+        run.given.admit_all(known_urls)
+        run.provenance.admit_all(known_urls)
+        return run.events(message, history)
 
 
 class _Run:
@@ -142,6 +183,19 @@ class _Run:
         self.usage = Usage()
         self.answer: list[str] = []
         self.call_ids: set[str] = set()
+        self.budget = RunBudget(agent.max_uses, max_calls_per_step=agent.max_calls_per_step)
+        self.provenance = UrlProvenance(enabled=agent.url_provenance)
+        """URLs tools may fetch: the user's, and those earlier tool results contained."""
+        self.given = UrlProvenance()
+        """URLs the user gave (and earlier answers' sources): the answer may link to them."""
+        self.guard = LinkGuard(self._may_link)
+
+    def _may_link(self, url: str) -> bool:
+        return self.book.lookup(url) is not None or self.given.allows(url)
+
+    def _admit_user(self, text: str) -> None:
+        self.provenance.admit_text(text, bare=True)
+        self.given.admit_text(text, bare=True)
 
     def _unique_ids(self, calls: list[ToolCall]) -> None:
         """Call ids unique within the answer: some servers number calls per response or repeat one,
@@ -168,6 +222,9 @@ class _Run:
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         messages += [{"role": m["role"], "content": m["content"]} for m in history]
         messages.append({"role": "user", "content": message})
+        for earlier in (*history, {"role": "user", "content": message}):
+            if earlier["role"] == "user" and isinstance(earlier["content"], str):
+                self._admit_user(earlier["content"])
         steps = 0
         finish = "stop"
         try:
@@ -222,6 +279,8 @@ class _Run:
             finish_reason=finish,
             steps=steps,
             notice=notice,
+            citations=check_citations(answer, self.book),
+            flagged_urls=list(self.guard.flagged),
         )
 
     async def _model_turn(
@@ -238,8 +297,14 @@ class _Run:
                     separate = False
                     self.answer.append("\n\n")
                     yield Delta(text="\n\n")
-                self.answer.append(piece)
-                yield Delta(text=piece)
+                shown = self.guard.feed(piece)
+                if shown:
+                    self.answer.append(shown)
+                    yield Delta(text=shown)
+        rest = self.guard.flush()  # the turn's text has ended: nothing more can join a URL
+        if rest:
+            self.answer.append(rest)
+            yield Delta(text=rest)
 
     @staticmethod
     def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
@@ -260,6 +325,8 @@ class _Run:
         running: dict[tuple[str, str], asyncio.Task[ToolResult]] = {}
         waiting: dict[asyncio.Task[ToolResult], list[ToolCall]] = {}
         repeats: list[tuple[ToolCall, ToolResult]] = []
+        refused: list[tuple[ToolCall, ToolResult]] = []
+        over_cap: set[str] = set()
         try:
             for call in calls:
                 key = _call_key(call)
@@ -269,12 +336,31 @@ class _Run:
                     repeats.append((call, result))
                 elif key in running:
                     waiting[running[key]].append(call)
+                elif (capped := self.budget.over_step_cap(len(running) + len(refused))) is not None:
+                    contents[call.id] = capped.text  # not run, not shown: a runaway step may hold thousands
+                    over_cap.add(call.id)
                 else:
                     args = _shown_arguments(call)  # parsed, so the call log shows fields (secrets masked)
+                    refusal = self.provenance.check(self.agent.tools.get(call.name), args) or self.budget.spend(
+                        call.name
+                    )
+                    if refusal is not None:
+                        contents[call.id] = refusal.text
+                        refused.append((call, refusal))
+                        continue
                     task = asyncio.create_task(self.agent.tools.call(call.name, args, self.ctx))
                     running[key] = task
                     waiting[task] = [call]
+            if over_cap:
+                logger.warning(
+                    "a model step asked for %d tool calls; %d were not run (max_calls_per_step=%d)",
+                    len(calls),
+                    len(over_cap),
+                    self.budget.max_calls_per_step,
+                )
             for call in calls:
+                if call.id in over_cap:
+                    continue
                 yield ToolCallEvent(
                     id=call.id,
                     name=call.name,
@@ -283,12 +369,15 @@ class _Run:
                 )
             for call, result in repeats:
                 yield _result_event(call, result, repeated=True)
+            for call, result in refused:
+                yield _result_event(call, result, repeated=False)
             pending = set(waiting)
             while pending:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     first, *same = waiting[task]
                     result = task.result()
+                    self.provenance.admit_result(result)
                     content = self.book.render(result)
                     self.earlier[_call_key(first)] = (content, result)
                     contents[first.id] = content

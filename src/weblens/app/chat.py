@@ -61,6 +61,8 @@ class _Transcript:
             status=status,
             tool_calls=list(self.calls.values()),
             sources=[s.model_dump(mode="json") for s in done.sources] if done is not None else [],
+            citations=[c.model_dump(mode="json") for c in done.citations] if done is not None else [],
+            flagged_urls=list(done.flagged_urls) if done is not None else [],
             error=self.error.model_dump(mode="json", exclude={"type"}) if self.error is not None else None,
             usage=done.usage.model_dump() if done is not None else None,
         )
@@ -89,9 +91,11 @@ class ChatService:
         self.store = store
         self.agent = agent
 
-    async def history(self, session_id: str) -> list[dict[str, str]]:
+    async def history(self, session_id: str) -> tuple[list[dict[str, str]], list[str]]:
+        """The earlier turns as the model reads them, and the sources earlier answers' tools returned."""
         stored = await self.store.messages(session_id, last=HISTORY_MESSAGES)
-        return [m for m in map(_for_model, stored) if m is not None]
+        urls = [str(s["url"]) for m in stored if m.role == "assistant" for s in m.sources if s.get("url")]
+        return [m for m in map(_for_model, stored) if m is not None], urls
 
     async def _save(self, session_id: str, message: StoredMessage) -> StoredMessage:
         return await self.store.add(session_id, message)
@@ -102,7 +106,7 @@ class ChatService:
         """Stream the agent's events; `done` carries the session id; the answer is always saved
         (cancelled, with the status `cut_short()` gives)."""
         try:
-            history = await self.history(session.id)
+            history, known_urls = await self.history(session.id)
         except StorageError as exc:  # nothing to answer from: say so rather than answer out of context
             yield ErrorEvent(code=exc.code, message=f"this session cannot be read now: {redact_text(exc.message)}")
             return
@@ -116,7 +120,7 @@ class ChatService:
         transcript = _Transcript()
         saved = False
         ctx = ToolContext(thread_id=session.id, agent_name=AGENT_NAME)
-        events = self.agent.run(message, history, ctx)
+        events = self.agent.run(message, history, ctx, known_urls=known_urls)
         try:
             async for event in events:
                 transcript.record(event)

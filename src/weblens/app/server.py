@@ -381,7 +381,7 @@ def _chat_service(settings: Settings, store: SessionStore, toolset: Toolset) -> 
         model = ChatModel.from_settings(settings)
     except NotConfiguredError as exc:
         return None, exc.message
-    agent = Agent(model, toolset, enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
+    agent = Agent.from_settings(model, toolset, settings)
     return ChatService(store, agent), ""
 
 

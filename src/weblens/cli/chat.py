@@ -128,7 +128,7 @@ def chat(
         toolset = default_toolset(runtime)
     except WeblensError as exc:
         fail_from(exc)
-    agent = Agent(model, toolset, enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
+    agent = Agent.from_settings(model, toolset, settings)
     ok = True
     with asyncio.Runner() as runner:
         try:

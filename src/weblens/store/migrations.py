@@ -61,6 +61,12 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions(updated_at DESC)",
         ),
     ),
+    Migration(
+        2,
+        "citation checks on messages",
+        sqlite=("ALTER TABLE messages ADD COLUMN checks TEXT",),
+        postgresql=("ALTER TABLE messages ADD COLUMN IF NOT EXISTS checks TEXT",),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -64,7 +64,17 @@ class StoredMessage(BaseModel):
     sources: list[dict[str, Any]] = Field(default_factory=list)
     error: dict[str, Any] | None = None
     usage: dict[str, Any] | None = None
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+    """The answer's `[n]` markers as checked after it was written (`weblens.agent.CitationCheck`)."""
+    flagged_urls: list[str] = Field(default_factory=list)
+    """URLs the model wrote that no source gave, shown as plain text."""
     created_at: float = Field(default_factory=time.time)
+
+    def checks(self) -> dict[str, Any] | None:
+        """The citation checks as one JSON column (None when there are none)."""
+        if not self.citations and not self.flagged_urls:
+            return None
+        return {"citations": self.citations, "flagged_urls": self.flagged_urls}
 
 
 def title_from(text: str) -> str:

@@ -102,6 +102,7 @@ class SqlSessions(SessionStore):
             _json(message.sources),
             _json(message.error),
             _json(message.usage),
+            _json(message.checks()),
             message.created_at,
         )
         try:
@@ -110,7 +111,7 @@ class SqlSessions(SessionStore):
                     ("UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id)),
                     (
                         "INSERT INTO messages (session_id, role, content, status, tool_calls, sources, error, usage, "
-                        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                        "checks, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                         values,
                     ),
                 ]
@@ -144,5 +145,6 @@ def _message(row: dict[str, Any]) -> StoredMessage:
         sources=json.loads(row["sources"]),
         error=json.loads(row["error"]) if row["error"] else None,
         usage=json.loads(row["usage"]) if row["usage"] else None,
+        **(json.loads(row["checks"]) if row.get("checks") else {}),
         created_at=row["created_at"],
     )

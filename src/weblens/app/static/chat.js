@@ -95,8 +95,8 @@ class MessageView {
   }
 
   sources(sources, citations) {
-    if (!sources || !sources.length) return;
     linkCitations(this.body, sources, citations, this.card);
+    if (!sources || !sources.length) return;
     const list = el("ol", "sources");
     list.setAttribute("aria-label", "Sources");
     for (const source of sources) {

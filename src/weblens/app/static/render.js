@@ -134,12 +134,15 @@ const STATUS_WORDS = {
   unknown_source: "not verified: no such source",
 };
 
-/** What the answer says about citation `number`: its source, and the passage and check when known. */
-function citationInfo(number, sources, citations) {
-  const source = sources.find((s) => Number(s.number) === number);
-  const found = (citations || []).find((c) => Number(c.number ?? c.source ?? c.index) === number) || {};
-  const passage = found.passage || found.supporting_passage || found.quote || source?.passage || source?.quote || "";
-  return source ? { source, passage, status: found.status || found.verification || "" } : null;
+/** What the answer says about citation `number`: its source, and the check of this marker when known
+ * (the i-th `[n]` of the text is the i-th check of n in the `done` event's `citations`). */
+function citationInfo(number, sources, citations, seen) {
+  const source = (sources || []).find((s) => Number(s.number) === number);
+  const checks = (citations || []).filter((c) => Number(c.number) === number);
+  const found = checks[Math.min(seen, checks.length - 1)] || {};
+  const passage = found.passage || source?.passage || "";
+  const status = found.status || "";
+  return source || status === "unknown_source" ? { source, passage, status, score: found.score } : null;
 }
 
 function textNodes(root) {
@@ -153,7 +156,8 @@ function textNodes(root) {
 
 /** Turn `[n]` markers under `root` into links to source n, with a hover/focus card. */
 export function linkCitations(root, sources, citations, card) {
-  if (!sources || !sources.length) return;
+  if (!sources?.length && !citations?.length) return;
+  const seen = new Map();
   for (const node of textNodes(root)) {
     const text = node.textContent;
     if (!CITE.test(text)) continue;
@@ -161,14 +165,20 @@ export function linkCitations(root, sources, citations, card) {
     const parts = document.createDocumentFragment();
     let last = 0;
     for (const match of text.matchAll(CITE)) {
-      const info = citationInfo(Number(match[1]), sources, citations);
-      const href = info && safeHref(info.source.url);
-      if (!href) continue;
+      const number = Number(match[1]);
+      const info = citationInfo(number, sources, citations, seen.get(number) || 0);
+      seen.set(number, (seen.get(number) || 0) + 1);
+      const href = info?.source && safeHref(info.source.url);
+      if (!href && info?.status !== "unknown_source") continue;
       parts.append(text.slice(last, match.index));
-      const link = el("a", `cite ${info.status ? `cite-${info.status}` : ""}`.trim(), match[0]);
-      link.href = href;
-      link.target = "_blank";
-      link.rel = "noopener noreferrer nofollow";
+      const link = el(href ? "a" : "span", `cite ${info.status ? `cite-${info.status}` : ""}`.trim(), match[0]);
+      if (href) {
+        link.href = href;
+        link.target = "_blank";
+        link.rel = "noopener noreferrer nofollow";
+      } else {
+        link.tabIndex = 0; // no source to open, but the card says why
+      }
       link.setAttribute("aria-describedby", card.id);
       link.dataset.number = match[1];
       link.citation = info;
@@ -184,13 +194,16 @@ export function linkCitations(root, sources, citations, card) {
 /** The card that shows a citation's title, site and passage on hover or focus. */
 export function citationCard(card) {
   const show = (link) => {
-    const { source, passage, status } = link.citation;
+    const { source, passage, status, score } = link.citation;
     card.replaceChildren(
-      el("div", "cite-title", source.title || source.url),
-      el("div", "cite-site", siteOf(source.url)),
+      el("div", "cite-title", source ? source.title || source.url : `Source ${link.dataset.number}`),
+      el("div", "cite-site", source ? siteOf(source.url) : ""),
     );
     if (passage) card.append(el("blockquote", "cite-passage", passage));
-    if (status) card.append(el("div", `cite-status cite-${status}`, STATUS_WORDS[status] || status));
+    if (status) {
+      const support = typeof score === "number" && status !== "unknown_source" ? ` · ${Math.round(score * 100)} % of the sentence's words in this passage` : "";
+      card.append(el("div", `cite-status cite-${status}`, (STATUS_WORDS[status] || status) + support));
+    }
     card.hidden = false;
     const box = link.getBoundingClientRect();
     const width = Math.min(360, window.innerWidth - 16);
@@ -200,7 +213,7 @@ export function citationCard(card) {
     card.style.top = `${below + card.offsetHeight > window.innerHeight ? Math.max(8, box.top - card.offsetHeight - 6) : below}px`;
   };
   const hide = () => { card.hidden = true; };
-  const target = (event) => event.target instanceof Element && event.target.closest("a.cite");
+  const target = (event) => event.target instanceof Element && event.target.closest(".cite");
   document.addEventListener("mouseover", (event) => { const link = target(event); if (link?.citation) show(link); });
   document.addEventListener("mouseout", (event) => { if (target(event)) hide(); });
   document.addEventListener("focusin", (event) => { const link = target(event); if (link?.citation) show(link); else hide(); });
