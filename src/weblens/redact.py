@@ -1,9 +1,10 @@
 """Keep secrets out of logs, error messages, tool output and storage.
 
 Three nets: argument keys that look secret are masked; every secret value weblens has
-loaded (API keys, tokens, passwords inside URL settings) is replaced wherever it appears
-in text, so an upstream that echoes a key back cannot leak it; and the userinfo of any
-URL (`https://user:password@host`) is masked wherever a URL shows up in text.
+loaded (API keys, tokens, passwords inside URL settings) is replaced wherever it appears,
+in messages and in results, so an upstream that echoes a key back cannot leak it; and in
+what weblens itself says (errors, logs, settings) the userinfo of any URL
+(`https://user:password@host`) is masked.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "forget_secrets",
     "mask_url",
     "redact",
+    "redact_secrets",
     "redact_text",
     "redact_values",
     "register_secret",
@@ -99,13 +101,21 @@ def mask_url(url: str) -> str:
     return _AUTHORITY.sub(_masked_authority, url)
 
 
+def redact_secrets(text: str) -> str:
+    """`text` with every registered secret value masked, and nothing else changed: for content
+    (a page that shows `http://user:pass@proxy` as an example keeps it)."""
+    pattern = _pattern
+    if pattern is None or not text:
+        return text
+    return pattern.sub(MASK, text)
+
+
 def redact_text(text: str) -> str:
-    """`text` with every registered secret value and the userinfo of every URL masked."""
+    """`text` with every registered secret value and the userinfo of every URL masked: for what
+    weblens itself says (errors, logs, settings), where a URL is one of its own."""
     if not text:
         return text
-    pattern = _pattern
-    if pattern is not None:
-        text = pattern.sub(MASK, text)
+    text = redact_secrets(text)
     return mask_url(text) if "://" in text else text
 
 
@@ -118,11 +128,11 @@ class RedactingFormatter(logging.Formatter):
 
 
 def redact_values(value: Any) -> Any:
-    """A copy of `value` (JSON-like) with `redact_text` applied to every string in it, keys
+    """A copy of `value` (JSON-like) with `redact_secrets` applied to every string in it, keys
     included; iterative, so any depth of nesting is safe. Unlike `redact`, no key is masked
     for its name: this is for results (a page's "cookie policy" is not a secret)."""
     if isinstance(value, str):
-        return redact_text(value)
+        return redact_secrets(value)
     if not isinstance(value, dict | list | tuple):
         return value
     root: list[Any] = [value]
@@ -131,11 +141,11 @@ def redact_values(value: Any) -> Any:
     while stack:
         parent, slot, item = stack.pop()
         if isinstance(item, str):
-            parent[slot] = redact_text(item)
+            parent[slot] = redact_secrets(item)
         elif isinstance(item, dict):
             copied: dict[Any, Any] = {}
             for key, inner in item.items():
-                new_key = redact_text(key) if isinstance(key, str) else key
+                new_key = redact_secrets(key) if isinstance(key, str) else key
                 copied[new_key] = inner
                 stack.append((copied, new_key, inner))
             parent[slot] = copied
@@ -151,7 +161,7 @@ def redact(value: Any, *, key: str | None = None) -> Any:
     if key is not None and _SECRET_KEY.search(key) and value not in (None, ""):
         return MASK
     if isinstance(value, str):
-        return redact_text(value)
+        return redact_secrets(value)
     if isinstance(value, dict):
         return {k: redact(v, key=str(k)) for k, v in value.items()}
     if isinstance(value, list | tuple):
