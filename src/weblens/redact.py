@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import unquote
 
@@ -20,6 +20,7 @@ __all__ = [
     "MASK",
     "RedactingFormatter",
     "forget_secrets",
+    "map_strings",
     "mask_url",
     "redact",
     "redact_secrets",
@@ -27,6 +28,7 @@ __all__ = [
     "redact_values",
     "register_secret",
     "register_url_secrets",
+    "valid_unicode",
 ]
 
 MASK = "***"
@@ -127,12 +129,19 @@ class RedactingFormatter(logging.Formatter):
         return redact_text(super().format(record))
 
 
-def redact_values(value: Any) -> Any:
-    """A copy of `value` (JSON-like) with `redact_secrets` applied to every string in it, keys
-    included; iterative, so any depth of nesting is safe. Unlike `redact`, no key is masked
-    for its name: this is for results (a page's "cookie policy" is not a secret)."""
+def valid_unicode(text: str) -> str:
+    """`text` with lone surrogates (from a JSON `\\ud800` escape) replaced by "?": they cannot be
+    encoded, so one would break every later serialisation (SSE, MCP, the cache)."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """A copy of `value` (JSON-like) with `change` applied to every string in it, keys included;
+    iterative, so any depth of nesting is safe."""
     if isinstance(value, str):
-        return redact_secrets(value)
+        return change(value)
     if not isinstance(value, dict | list | tuple):
         return value
     root: list[Any] = [value]
@@ -141,11 +150,11 @@ def redact_values(value: Any) -> Any:
     while stack:
         parent, slot, item = stack.pop()
         if isinstance(item, str):
-            parent[slot] = redact_secrets(item)
+            parent[slot] = change(item)
         elif isinstance(item, dict):
             copied: dict[Any, Any] = {}
             for key, inner in item.items():
-                new_key = redact_secrets(key) if isinstance(key, str) else key
+                new_key = change(key) if isinstance(key, str) else key
                 copied[new_key] = inner
                 stack.append((copied, new_key, inner))
             parent[slot] = copied
@@ -154,6 +163,17 @@ def redact_values(value: Any) -> Any:
             stack.extend((listed, index, inner) for index, inner in enumerate(listed))
             parent[slot] = listed
     return root[0]
+
+
+def _clean(text: str) -> str:
+    return redact_secrets(valid_unicode(text))
+
+
+def redact_values(value: Any) -> Any:
+    """A copy of `value` (JSON-like) with known secrets masked and lone surrogates replaced in
+    every string. Unlike `redact`, no key is masked for its name: this is for results (a page's
+    "cookie policy" is not a secret)."""
+    return map_strings(value, _clean)
 
 
 def redact(value: Any, *, key: str | None = None) -> Any:

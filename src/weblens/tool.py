@@ -29,7 +29,7 @@ from weblens.errors import (
     ToolValidationError,
     WeblensError,
 )
-from weblens.redact import redact, redact_secrets, redact_text, redact_values
+from weblens.redact import redact, redact_secrets, redact_text, redact_values, valid_unicode
 from weblens.result import ToolResult
 from weblens.schema import close_objects, is_open
 
@@ -344,13 +344,14 @@ def _loggable(args: Any) -> tuple[Any, str]:
 
 def _without_secrets(result: ToolResult) -> ToolResult:
     """`result` with known secrets masked everywhere a model, a client or a store could read
-    them: an upstream that echoes a key in a successful answer leaks nothing. (Errors also
+    them: an upstream that echoes a key in a successful answer leaks nothing. Lone surrogates
+    become "?", so the result can always be serialised. (Errors also
     have URL userinfo masked; content keeps it: a page may show `http://user:pass@host`.)"""
-    result.text = redact_secrets(result.text)
-    result.brief = redact_secrets(result.brief)
+    result.text = redact_secrets(valid_unicode(result.text))
+    result.brief = redact_secrets(valid_unicode(result.brief))
     result.data = redact_values(result.data)
     result.sources = [
-        source.model_copy(update={"title": redact_secrets(source.title), "url": redact_secrets(source.url)})
+        source.model_copy(update={"title": redact_values(source.title), "url": redact_values(source.url)})
         for source in result.sources
     ]
     if result.error is not None:

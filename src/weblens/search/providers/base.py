@@ -20,7 +20,7 @@ from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutErro
 from weblens.net import HttpSource, error_for_status, getter_for, parse_retry_after, translate_errors
 from weblens.net.urls import web_url
 from weblens.policy.state import LocalPolicyState, PolicyState
-from weblens.redact import redact_secrets, redact_text, redact_values
+from weblens.redact import redact_text, redact_values
 from weblens.search.keys import KEY_PROBLEM, KeyPool
 from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
 
@@ -304,15 +304,15 @@ class HttpProvider:
 
 
 def without_secrets(answer: ProviderAnswer) -> ProviderAnswer:
-    """`answer` with known secrets (a key the provider echoed) masked before anyone caches or
-    reads it. Copied field by field: validating again would unescape twice."""
+    """`answer` with known secrets (a key the provider echoed) masked and lone surrogates replaced,
+    before anyone caches or reads it. Copied field by field: validating again would unescape twice."""
     results = [
         result.model_copy(
             update={
-                "title": redact_secrets(result.title),
-                "url": redact_secrets(result.url),
-                "snippet": redact_secrets(result.snippet),
-                "published_at": redact_secrets(result.published_at) if result.published_at else result.published_at,
+                "title": redact_values(result.title),
+                "url": redact_values(result.url),
+                "snippet": redact_values(result.snippet),
+                "published_at": redact_values(result.published_at),
                 "extras": redact_values(result.extras),
             }
         )
