@@ -28,7 +28,7 @@ from pydantic_settings import (
 
 from weblens.errors import NotConfiguredError
 from weblens.policy.domains import DomainPolicy, normalise_domain
-from weblens.redact import MASK, register_secret
+from weblens.redact import MASK, mask_url, register_secret, register_url_secrets
 
 __all__ = [
     "BraveConfig",
@@ -449,6 +449,8 @@ class Settings(BaseSettings):
                 register_secret(value.get_secret_value())
                 for key in split_keys(value):  # each key of a pool is a secret of its own
                     register_secret(key)
+            elif isinstance(value, str):  # a password in a URL setting (llm.base_url, fetch.proxy, ...)
+                register_url_secrets(value)
         return self
 
     @property
@@ -502,7 +504,7 @@ def _leaves(data: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, An
 
 
 def describe(settings: Settings) -> list[tuple[str, str, str]]:
-    """(key, value with secrets masked, where it came from) for every setting."""
+    """(key, value with secrets and URL passwords masked, where it came from) for every setting."""
     origins: dict[str, str] = {}
     for name, source in _named_sources(Settings):
         for key, _ in _leaves(source()):
@@ -512,7 +514,7 @@ def describe(settings: Settings) -> list[tuple[str, str, str]]:
             origins[derived] = f"{origins[legacy]} [web_search]"
     rows = []
     for key, value in _leaves(settings.model_dump()):
-        shown = MASK if isinstance(value, SecretStr) else ("" if value is None else str(value))
+        shown = MASK if isinstance(value, SecretStr) else ("" if value is None else mask_url(str(value)))
         rows.append((key, shown, origins.get(key, "default")))
     return rows
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from weblens.arguments import check_arguments, first_problem, parse_arguments
 from weblens.context import ToolContext
 from weblens.errors import (
     ApprovalRequiredError,
@@ -28,7 +29,7 @@ from weblens.errors import (
     ToolValidationError,
     WeblensError,
 )
-from weblens.redact import redact, redact_text
+from weblens.redact import redact, redact_secrets, redact_text, redact_values, valid_unicode
 from weblens.result import ToolResult
 from weblens.schema import close_objects, is_open
 
@@ -36,6 +37,8 @@ __all__ = ["DEFAULT_TIMEOUT_S", "FunctionTool", "Retry", "Tool", "define_tool"]
 
 DEFAULT_TIMEOUT_S = 30.0
 _KEY_ARGUMENT_MAX = 80
+_LOGGED_ARGUMENTS_MAX = 2000
+"""Longest arguments text in a call-log line; the structured field keeps them whole."""
 
 logger = logging.getLogger("weblens.tools")
 P = TypeVar("P", bound=BaseModel)
@@ -171,13 +174,9 @@ class Tool(Generic[P]):
         if isinstance(args, BaseModel):
             args = args.model_dump()
         if isinstance(args, str | bytes):
-            try:
-                args = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError as exc:
-                raise ToolValidationError(
-                    f"Arguments for {self.name} are not valid JSON: {exc.msg} at position {exc.pos}",
-                    [{"field": "(arguments)", "message": "not valid JSON", "type": "json_invalid"}],
-                ) from None
+            args = parse_arguments(args, self.name)
+        elif args is not None:
+            check_arguments(args, self.name)
         if args is None:
             args = {}
         elif isinstance(args, Mapping) and None in args.values():
@@ -195,9 +194,12 @@ class Tool(Generic[P]):
         """The one argument worth showing in a UI line (seed 002's extract_key_argument)."""
         key = self.key_param or self._first_required_string()
         value = args.get(key) if key else None
-        if value in (None, ""):
+        if value is None or value == "" or first_problem(value) is not None:
             return None
-        text = " ".join(str(value).split())
+        try:
+            text = " ".join(str(value).split())
+        except (ValueError, RecursionError):  # a value no str() can render is not worth a UI line
+            return None
         return text if len(text) <= _KEY_ARGUMENT_MAX else text[: _KEY_ARGUMENT_MAX - 1] + "…"
 
     def _first_required_string(self) -> str | None:
@@ -225,6 +227,7 @@ class Tool(Generic[P]):
                 span.set_attribute("weblens.outcome", "ok" if result.ok else result.error.code)  # type: ignore[union-attr]
         else:
             result = await self._execute(args, ctx, tries)
+        result = _without_secrets(result)
         result.duration_ms = (time.perf_counter() - started) * 1000.0
         result.attempts = max(1, tries[0])
         self._log(args, result)
@@ -297,9 +300,7 @@ class Tool(Generic[P]):
     def _log(self, args: Any, result: ToolResult) -> None:
         if not logger.isEnabledFor(logging.INFO):
             return
-        if isinstance(args, BaseModel):
-            args = args.model_dump(mode="json")
-        safe_args = redact(args) if isinstance(args, dict) else redact_text(str(args or ""))
+        safe_args, shown = _loggable(args)
         outcome = "ok" if result.ok else result.error.code  # type: ignore[union-attr]
         logger.info(
             "tool %s %s in %.1f ms, %s attempt(s), results=%s, arguments=%s",
@@ -308,7 +309,7 @@ class Tool(Generic[P]):
             result.duration_ms,
             result.attempts,
             result.result_count,
-            json.dumps(safe_args, ensure_ascii=False, default=str),
+            shown,
             extra={
                 "tool": self.name,
                 "arguments": safe_args,
@@ -318,6 +319,45 @@ class Tool(Generic[P]):
                 "result_count": result.result_count,
             },
         )
+
+
+def _loggable(args: Any) -> tuple[Any, str]:
+    """(arguments for a structured log field, the same as one line), secrets masked; never raises,
+    whatever the arguments: a call log that crashes would turn any bad call into a crash."""
+    try:
+        if isinstance(args, BaseModel):
+            args = args.model_dump(mode="json")
+        problem = first_problem(args)
+        if problem is not None:
+            field, message, _ = problem
+            summary = redact_text(f"<not logged: {field}: {message}>")
+            return summary, summary
+        safe = redact(args) if isinstance(args, dict) else redact_secrets(str(args or ""))
+        shown = redact_text(json.dumps(safe, ensure_ascii=False, default=str))
+    except Exception as exc:  # e.g. an object whose __str__ fails
+        summary = f"<not logged: {type(exc).__name__}>"
+        return summary, summary
+    if len(shown) > _LOGGED_ARGUMENTS_MAX:
+        shown = shown[:_LOGGED_ARGUMENTS_MAX] + f"… ({len(shown)} characters)"
+    return safe, shown
+
+
+def _without_secrets(result: ToolResult) -> ToolResult:
+    """`result` with known secrets masked everywhere a model, a client or a store could read
+    them: an upstream that echoes a key in a successful answer leaks nothing. Lone surrogates
+    become "?", so the result can always be serialised. (Errors also
+    have URL userinfo masked; content keeps it: a page may show `http://user:pass@host`.)"""
+    result.text = redact_secrets(valid_unicode(result.text))
+    result.brief = redact_secrets(valid_unicode(result.brief))
+    result.data = redact_values(result.data)
+    result.sources = [
+        source.model_copy(update={"title": redact_values(source.title), "url": redact_values(source.url)})
+        for source in result.sources
+    ]
+    if result.error is not None:
+        result.error.message = redact_text(result.error.message)
+        result.error.details = redact_values(result.error.details)
+    return result
 
 
 Execute = Callable[..., Awaitable[Any]]

@@ -121,7 +121,7 @@ class Toolset:
         if isinstance(args, str):
             try:
                 parsed = json.loads(args)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, an integer past the digit limit, too deep
                 return None
             if not isinstance(parsed, dict):
                 return None

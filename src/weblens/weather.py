@@ -157,7 +157,7 @@ async def _get_json(client: httpx.AsyncClient, url: str, params: dict[str, Any],
         response = await client.get(url, params=params, timeout=timeout)
     try:
         body = response.json() if response.content else None
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than a parser can follow
         body = None
     reason = str(body.get("reason", "")) if isinstance(body, dict) and body.get("error") else ""
     if response.status_code >= 400:

@@ -22,7 +22,7 @@ from weblens.agent.events import Usage
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError, ToolTimeoutError, UpstreamError
 from weblens.net import error_for_status
-from weblens.redact import register_secret
+from weblens.redact import mask_url, register_secret, register_url_secrets
 
 __all__ = ["ChatModel", "ModelTurn", "ToolCall"]
 
@@ -73,6 +73,7 @@ class ChatModel:
         self.model = model
         self.base_url = base_url
         register_secret(api_key)  # a key passed in (not from settings) must be masked in errors too
+        register_url_secrets(base_url)  # and so must a password in the URL
         # the SDK brings its own HTTP stack (httpx2) and wraps its transport errors
         self._client = openai.AsyncOpenAI(
             base_url=base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=max_retries
@@ -98,7 +99,7 @@ class ChatModel:
         """Yield text pieces as they arrive, then the assembled `ModelTurn` last."""
         turn = ModelTurn()
         calls: dict[int, ToolCall] = {}
-        what = f"the model at {self.base_url}"
+        what = f"the model at {mask_url(self.base_url)}"
         with _translated(what):
             kwargs: dict[str, Any] = {"tools": list(tools)} if tools else {}
             request = self._client.chat.completions.with_streaming_response.create(

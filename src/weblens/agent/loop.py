@@ -81,7 +81,7 @@ def _call_key(call: ToolCall) -> tuple[str, str]:
     """Same tool + same arguments, whatever the key order or spacing the model wrote."""
     try:
         args = json.loads(call.arguments) if call.arguments.strip() else {}
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or JSON no tool takes (execute says which)
         return call.name, call.arguments
     return call.name, json.dumps(args, sort_keys=True, ensure_ascii=False)
 
@@ -95,7 +95,7 @@ def _refuses_tools(exc: UpstreamError) -> bool:
 def _shown_arguments(call: ToolCall) -> dict[str, Any] | str:
     try:
         args = json.loads(call.arguments) if call.arguments.strip() else {}
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or JSON no tool takes (execute says which)
         return call.arguments
     return args if isinstance(args, dict) else call.arguments
 

@@ -7,6 +7,7 @@ most people start from, each as the variables to set.
 from __future__ import annotations
 
 from weblens.config import Settings
+from weblens.redact import mask_url
 
 __all__ = ["MODEL_RECIPES", "model_status"]
 
@@ -22,4 +23,4 @@ def model_status(settings: Settings) -> str | None:
     """"model gpt-4o-mini at https://…" when chat can work, None when no model is configured."""
     if not settings.llm.base_url or not settings.llm.model:
         return None
-    return f"model {settings.llm.model} at {settings.llm.base_url}"
+    return f"model {settings.llm.model} at {mask_url(settings.llm.base_url)}"

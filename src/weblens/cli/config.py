@@ -17,7 +17,7 @@ from weblens.cli.output import console, emit, fail_from
 from weblens.cli.settings import load_settings
 from weblens.config import Settings, config_file_path, describe
 from weblens.errors import WeblensError
-from weblens.redact import MASK
+from weblens.redact import MASK, mask_url
 
 app = command_app()
 
@@ -32,10 +32,13 @@ def _leaves(data: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def json_values(settings: Settings) -> dict[str, Any]:
-    """Every setting as a JSON value, secrets masked."""
+    """Every setting as a JSON value, secrets and the passwords in URLs masked."""
     secrets = {key for key, value in _leaves(settings.model_dump()).items() if isinstance(value, SecretStr)}
     values = _leaves(settings.model_dump(mode="json"))
-    return {key: (MASK if key in secrets and value is not None else value) for key, value in values.items()}
+    return {
+        key: MASK if key in secrets and value is not None else mask_url(value) if isinstance(value, str) else value
+        for key, value in values.items()
+    }
 
 
 @app.command()

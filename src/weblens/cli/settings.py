@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 from weblens.cli.output import fail, note
 from weblens.config import ENV_PREFIX, Settings, config_file_path, env_name, get_settings
 from weblens.errors import NotConfiguredError
+from weblens.redact import redact_text
 
 __all__ = ["SETTINGS_EXIT_CODE", "load_settings", "unknown_keys"]
 
@@ -126,6 +127,8 @@ def _explain_validation(exc: ValidationError) -> str:
         default = _default(loc)
         hint = f" (default: {default})" if default not in (None, "", []) else ""
         value = error.get("input")
+        if isinstance(value, str):
+            value = redact_text(value)  # a URL's password, a key
         shown = f" {value!r}" if isinstance(value, str | int | float | bool) else ""
         problems.append(f"{'.'.join(loc)}: the value{shown} from {_origin(loc)} is not valid: {error['msg']}{hint}")
     return "invalid setting: " + "; ".join(problems)

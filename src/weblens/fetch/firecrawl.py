@@ -56,7 +56,7 @@ def _error_text(response: httpx.Response) -> str:
 def _said(response: httpx.Response) -> str:
     try:
         body = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than a parser can follow
         return response.text[:300]
     if isinstance(body, dict):
         return str(body.get("error") or body.get("message") or body.get("code") or "")[:500]
@@ -137,7 +137,7 @@ class FirecrawlClient:
             raise _api_error(response)
         try:
             body = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             raise UpstreamError("Firecrawl answered something that is not JSON", status=response.status_code) from None
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(body, dict) or not body.get("success") or not isinstance(data, dict):

@@ -247,10 +247,13 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         except httpx.RequestNotRead:  # a streamed upload: aiohttp sends it chunked
             data = request.stream  # type: ignore[assignment]
             headers = [(name, value) for name, value in headers if name.lower() != "transfer-encoding"]
+        target = url or request.url
+        if target.userinfo:  # httpx already sent it as Basic auth; aiohttp refuses both at once
+            target = target.copy_with(username=None, password=None)
         with _translated(request):
             response = await session.request(
                 request.method,
-                URL(str(url or request.url), encoded=True),
+                URL(str(target), encoded=True),
                 headers=headers,
                 data=data,
                 allow_redirects=False,

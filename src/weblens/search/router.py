@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import logging
 from collections.abc import Sequence
 
 from weblens.cache import Cache, cache_key
@@ -23,6 +24,7 @@ from weblens.errors import (
     MaxUsesExceededError,
     NotConfiguredError,
     ToolValidationError,
+    UpstreamError,
     UrlNotAllowedError,
     WeblensError,
     error_class_for,
@@ -59,6 +61,7 @@ _PREFERRED_CODES = (
 _LOCAL_CODES = (ToolValidationError, NotConfiguredError, MaxUsesExceededError)
 """Failures decided here rather than by the upstream: they do not count against its breaker."""
 
+logger = logging.getLogger("weblens.search")
 ProviderChoice = str | Sequence[str] | None
 _Failed = tuple[ProviderFailure, WeblensError | None]
 
@@ -261,6 +264,12 @@ class SearchRouter(AsyncClosing):
         except WeblensError as exc:
             await self.breaker.failed(name, exc.code, exc.message)
             return _failure(name, exc), exc
+        except Exception as exc:  # an answer its parser could not survive: the next provider may do better
+            logger.warning("search provider %s failed: %s", name, type(exc).__name__)
+            logger.debug("search provider %s failed", name, exc_info=True)
+            error = UpstreamError(f"{name} sent an answer weblens could not read ({type(exc).__name__})")
+            await self.breaker.failed(name, error.code, error.message)
+            return _failure(name, error), error
         await self.breaker.succeeded(name)
         return answer
 

@@ -5,6 +5,7 @@ SearXNG's and DuckDuckGo's protocols from recorded-shape fixtures, and misbehave
         settings = Settings(**brave.settings())
         brave.rate_limit(retry_after=1)          # the next search gets a 429
         brave.malformed(); brave.huge(mb=8)      # ...then a broken body, then 8 MB
+        brave.nested(); brave.echo_key()         # ...then JSON 100 000 levels deep, then the key echoed
         response = await weblens.search("q", settings=settings)
 
 Each fake checks the key the way its provider does and answers a bad key with that
@@ -109,6 +110,7 @@ class ProviderFake(FakeServer):
         self._revoked: set[str] = set()
         self._exhausted: set[str] = set()
         self._hits: list[Hit] | None = None
+        self._echoes = 0
         self.min_interval_s = 1.0 / requests_per_second if requests_per_second else 0.0
         self.rejected = 0
         """Requests answered 429 because they came too fast."""
@@ -127,6 +129,7 @@ class ProviderFake(FakeServer):
         self._revoked.clear()
         self._exhausted.clear()
         self._hits = None
+        self._echoes = 0
 
     # -- answers, keys and parameters -------------------------------------------------
 
@@ -141,6 +144,14 @@ class ProviderFake(FakeServer):
     def exhaust(self, key: str) -> None:
         """From now on `key` is answered the way the provider says a key's quota is spent."""
         self._exhausted.add(key)
+
+    def echo_key(self, times: int = 1) -> None:
+        """The next `times` successful answers carry the presented key, as a careless provider
+        (or a debugging proxy) might: in a first hit's title, URL and snippet, and in a top-level field."""
+        if not self.needs_key:
+            raise TypeError(f"{type(self).__name__} takes no key to echo")
+        with self._pace_lock:
+            self._echoes += times
 
     def received(self, request: RecordedRequest) -> dict[str, Any]:
         """What `request` asked for, in weblens' words (query, count, time_range, country, ...)."""
@@ -216,6 +227,11 @@ class ProviderFake(FakeServer):
     def malformed(self, times: int = 1) -> None:
         self.misbehave(Reply(body=b'{"results": [ {"title": "half', content_type=self.content_type), times)
 
+    def nested(self, depth: int = 100_000, *, status: int = 200, times: int = 1) -> None:
+        """A JSON answer nested `depth` levels deep: past what a recursive parser can follow."""
+        body = b'{"results": ' + b"[" * depth + b"]" * depth + b"}"
+        self.misbehave(Reply(status=status, body=body, content_type="application/json"), times)
+
     def truncated(self, times: int = 1) -> None:
         body = fixture(self.ok_fixture)
         self.misbehave(Reply(body=body[: len(body) // 2], content_type=self.content_type), times)
@@ -265,9 +281,28 @@ class ProviderFake(FakeServer):
                     return self.quota_refusal()
             if self._too_fast(request):
                 return self._too_many({"X-RateLimit-Reset": "1"})
-            return Reply(body=self.body_for(name, request), content_type=self.content_type, headers=self.ok_headers())
+            body = self.body_for(name, request)
+            if self._take_echo():
+                body = self._with_key(body, str(self.presented_key(request)))
+            return Reply(body=body, content_type=self.content_type, headers=self.ok_headers())
 
         return handle
+
+
+    def _take_echo(self) -> bool:
+        with self._pace_lock:
+            if self._echoes <= 0:
+                return False
+            self._echoes -= 1
+            return True
+
+    def _with_key(self, body: bytes, key: str) -> bytes:
+        data = json.loads(body)
+        hit = {"title": f"Signed in with {key}", "url": f"https://echo.example/?api_key={key}", "snippet": key}
+        data = self.with_items(data, [self.native_item(hit), *self.items(data)])
+        data["debug"] = {"api_key": key, "note": f"request authenticated by {key}"}
+        data["answer"] = f"(answered for key {key})"
+        return json.dumps(data, ensure_ascii=False).encode()
 
 
 class FakeBrave(ProviderFake):

@@ -22,7 +22,7 @@ from weblens.metrics import Metrics
 from weblens.net import HttpSource, error_for_status, getter_for, parse_retry_after, translate_errors
 from weblens.net.urls import web_url
 from weblens.policy.state import LocalPolicyState, PolicyState
-from weblens.redact import redact_text
+from weblens.redact import redact_text, redact_values
 from weblens.search.keys import KEY_PROBLEM, KeyPool
 from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
 
@@ -36,6 +36,7 @@ __all__ = [
     "describe_error",
     "is_configured",
     "register",
+    "without_secrets",
 ]
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -90,10 +91,10 @@ def describe_error(body: bytes) -> str:
     A key the provider echoes back is masked here, so it reaches no message, failure list or log."""
     text = redact_text(body.decode("utf-8", "replace").strip())
     try:
-        data = json.loads(text)
-    except ValueError:
-        return clean_text(text)[:_DETAIL_MAX_CHARS]
-    return _find_message(data)[:_DETAIL_MAX_CHARS] or clean_text(text)[:_DETAIL_MAX_CHARS]
+        found = _find_message(json.loads(text))
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than a parser can follow
+        found = ""
+    return found[:_DETAIL_MAX_CHARS] or clean_text(text)[:_DETAIL_MAX_CHARS]
 
 
 def _find_message(data: Any) -> str:
@@ -168,7 +169,7 @@ class HttpProvider:
 
     async def search(self, request: SearchRequest) -> ProviderAnswer:
         if self.requires != "api_key":
-            return await self.ask(request, None)
+            return without_secrets(await self.ask(request, None))
         last: WeblensError | None = None
         for key in await self.keys.usable():
             try:
@@ -181,7 +182,7 @@ class HttpProvider:
                 last = exc
                 continue
             self.keys.answered(key)
-            return answer
+            return without_secrets(answer)
         if last is not None and len(self.keys.keys) == 1:
             raise last  # a pool of one: the provider's own words say it best
         raise await self.keys.none_left(self.refusal_hint(), last)
@@ -236,7 +237,7 @@ class HttpProvider:
         reply = await self.send(method, path, **kwargs)
         try:
             data = json.loads(reply.body)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deeply, a 5 000-digit number
             raise UpstreamError(
                 f"{self.name} sent a malformed answer (not JSON, HTTP {reply.status})", status=reply.status
             ) from None
@@ -319,6 +320,24 @@ class HttpProvider:
                 )
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def without_secrets(answer: ProviderAnswer) -> ProviderAnswer:
+    """`answer` with known secrets (a key the provider echoed) masked and lone surrogates replaced,
+    before anyone caches or reads it. Copied field by field: validating again would unescape twice."""
+    results = [
+        result.model_copy(
+            update={
+                "title": redact_values(result.title),
+                "url": redact_values(result.url),
+                "snippet": redact_values(result.snippet),
+                "published_at": redact_values(result.published_at),
+                "extras": redact_values(result.extras),
+            }
+        )
+        for result in answer.results
+    ]
+    return answer.model_copy(update={"results": results, "extras": redact_values(answer.extras)})
 
 
 def _first(item: Mapping[str, Any], keys: Iterable[str]) -> str | None:
