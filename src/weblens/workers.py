@@ -289,7 +289,7 @@ class WorkerPool(AsyncClosing):
                 worker = await queue.get()
             if worker is None:  # a replacement failed to start: try (and report) a start here
                 continue
-            if worker.process.is_alive():
+            if not worker.reader.at_eof() and worker.process.is_alive():
                 return worker
             self._forget(worker)  # died while idle
             self._count -= 1
