@@ -95,16 +95,17 @@ def _serve(sock: socket.socket) -> None:
     """A worker's life: answer calls on `sock` until the pool closes it (or goes away)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the server; it stops the workers
     os.dup2(2, 1)  # stdout may be the server's protocol channel (MCP over stdio): never write there
-    sock.sendall(_READY)
-    while True:
-        header = _recv_exactly(sock, _HEADER.size)
-        if header is None:
-            return
-        call = _recv_exactly(sock, _HEADER.unpack(header)[0])
-        if call is None:
-            return
-        answer = _answer(call)
-        sock.sendall(_HEADER.pack(len(answer)) + answer)
+    with contextlib.suppress(OSError):  # the pool went away (closed, or gave up waiting): just end
+        sock.sendall(_READY)
+        while True:
+            header = _recv_exactly(sock, _HEADER.size)
+            if header is None:
+                return
+            call = _recv_exactly(sock, _HEADER.unpack(header)[0])
+            if call is None:
+                return
+            answer = _answer(call)
+            sock.sendall(_HEADER.pack(len(answer)) + answer)
 
 
 # -- the pool side -----------------------------------------------------------------------
