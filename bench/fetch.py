@@ -13,7 +13,12 @@ Both return the whole page (max_length 999999); the body each gives the model is
 with the benchmark's `score.py`. Target: >= 5x its pages/s at a higher F1. Prints
 medians of several rounds.
 
-    .venv/bin/python bench/fetch.py [--rounds 3] [--venv /tmp/mcpfetch-venv]
+First, in the same run, weblens against itself: pages/s at 1 and 8 concurrent calls with
+extraction in a thread (`fetch.workers=0`, the old path) and in the worker pool (one process
+per core), F1 of both (no loss allowed), and each worker's memory (RSS, and PSS: its share
+of pages shared with the forkserver). Target: the pool at 8 concurrent >= 1.7x the pool at 1.
+
+    .venv/bin/python bench/fetch.py [--rounds 3] [--venv /tmp/mcpfetch-venv] [--workers-only]
 """
 
 from __future__ import annotations
@@ -74,9 +79,11 @@ def ensure_venv(venv: Path) -> Path:
     return executable
 
 
-async def run_round(fetcher: Fetcher, urls: dict[str, str]) -> tuple[float, dict[str, dict[str, str]], int]:
-    """(seconds, predictions, failures) for all pages with CONCURRENCY calls in flight."""
-    gate = asyncio.Semaphore(CONCURRENCY)
+async def run_round(
+    fetcher: Fetcher, urls: dict[str, str], concurrency: int = CONCURRENCY
+) -> tuple[float, dict[str, dict[str, str]], int]:
+    """(seconds, predictions, failures) for all pages with `concurrency` calls in flight."""
+    gate = asyncio.Semaphore(concurrency)
     failures = 0
 
     async def one(page_id: str, url: str) -> tuple[str, str]:
@@ -94,9 +101,12 @@ async def run_round(fetcher: Fetcher, urls: dict[str, str]) -> tuple[float, dict
     return elapsed, {page_id: {"articleBody": body} for page_id, body in done}, failures
 
 
-def weblens_fetcher(port: int) -> Fetcher:
-    settings = Settings(fetch={"allowed_hosts": [f"127.0.0.1:{port}"]}, cache={"enabled": False})
-    tool = FetchTool(Runtime(settings=settings, cache=Cache(None, enabled=False)))
+def weblens_fetcher(port: int, workers: int | None = None, runtimes: list[Runtime] | None = None) -> Fetcher:
+    settings = Settings(fetch={"allowed_hosts": [f"127.0.0.1:{port}"], "workers": workers}, cache={"enabled": False})
+    runtime = Runtime(settings=settings, cache=Cache(None, enabled=False))
+    if runtimes is not None:
+        runtimes.append(runtime)
+    tool = FetchTool(runtime)
 
     async def fetch(url: str) -> str:
         result = await tool.execute({"url": url, "max_length": MAX_LENGTH})
@@ -118,11 +128,52 @@ def mcp_fetcher(session: ClientSession) -> Fetcher:
     return fetch
 
 
+def memory_kib(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) of a process in KiB, from /proc (Linux)."""
+    fields = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines() if ":" in line
+    )
+    return int(fields["Rss"].split()[0]), int(fields["Pss"].split()[0])
+
+
+async def compare_workers(urls: dict[str, str], port: int, rounds: int, score: ModuleType, truth: object) -> None:
+    """Thread vs worker pool, 1 and 8 concurrent, in one run; see the module docstring."""
+    runtimes: list[Runtime] = []
+    variants = {"thread (workers=0)": weblens_fetcher(port, 0, runtimes),
+                "worker pool": weblens_fetcher(port, None, runtimes)}  # fmt: skip
+    await asyncio.gather(*(run_round(fetch, dict(list(urls.items())[:4]), 4) for fetch in variants.values()))  # warm
+    rates: dict[tuple[str, int], list[float]] = {}
+    f1: dict[str, float] = {}
+    for round_ in range(rounds):
+        for concurrency in (1, CONCURRENCY):
+            for name, fetch in variants.items():
+                elapsed, predictions, _ = await run_round(fetch, urls, concurrency)
+                rates.setdefault((name, concurrency), []).append(len(urls) / elapsed)
+                if round_ == 0 and concurrency == CONCURRENCY:
+                    f1[name] = score.score(truth, predictions, n_boot=0)["f1"]
+    pool = runtimes[1].workers
+    print(f"weblens alone: {len(urls)} pages, medians of {rounds} rounds, {os.cpu_count()} cores, "
+          f"load {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"  {'':<20} {'1 call':>8} {'8 calls':>8} {'8/1':>6} {'F1':>6}")
+    for name in variants:
+        one, eight = (statistics.median(rates[(name, c)]) for c in (1, CONCURRENCY))
+        print(f"  {name:<20} {one:8.1f} {eight:8.1f} {eight / one:5.2f}x {f1[name]:6.3f}")
+    pool_eight = statistics.median(rates[("worker pool", CONCURRENCY)])
+    thread_one = statistics.median(rates[("thread (workers=0)", 1)])
+    pool_one = statistics.median(rates[("worker pool", 1)])
+    print(f"  pool at 8 vs pool at 1: {pool_eight / pool_one:.2f}x, vs the thread path at 1: "
+          f"{pool_eight / thread_one:.2f}x (target >= 1.7x)")  # fmt: skip
+    for pid in pool.pids:
+        rss, pss = memory_kib(pid)
+        print(f"  worker {pid}: RSS {rss / 1024:.0f} MiB, PSS {pss / 1024:.0f} MiB")
+    for runtime in runtimes:
+        await runtime.aclose()
+
+
 async def main_async(args: argparse.Namespace) -> int:
     if not (args.data / "ground-truth.json").is_file():
         print(f"skipped: the benchmark data is not at {args.data} (pass --data DIR)")
         return 0
-    executable = ensure_venv(args.venv)
     score = load_score(args.data)
     truth = json.loads((args.data / "ground-truth.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as root:
@@ -137,6 +188,10 @@ async def main_async(args: argparse.Namespace) -> int:
         try:
             await asyncio.sleep(1.0)  # let the page server bind
             urls = {page_id: f"http://127.0.0.1:{port}/{page_id}.html" for page_id in truth}
+            await compare_workers(urls, port, args.rounds, score, truth)
+            if args.workers_only:
+                return 0
+            executable = ensure_venv(args.venv)
             params = StdioServerParameters(command=str(executable), args=["--ignore-robots-txt", "--allow-private-ips"])
             quiet = open(os.devnull, "w")  # noqa: SIM115 - its request log would bury the figures
             async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
@@ -176,6 +231,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--venv", type=Path, default=Path("/tmp/mcpfetch-venv"))
+    parser.add_argument("--workers-only", action="store_true", help="only thread vs worker pool")
     return asyncio.run(main_async(parser.parse_args()))
 
 

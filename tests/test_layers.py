@@ -28,6 +28,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "weblens.policy": (*TOOL_LAYER, *UPPER, "weblens.config", "weblens.net", "weblens.cache", "weblens.search",
                        "weblens.fetch", "weblens.testing"),
     "weblens.urls": ABOVE_CORE,
+    "weblens.workers": ABOVE_CORE,
     "weblens.search": (*TOOL_LAYER, *UPPER, "weblens.testing"),
     "weblens.fetch": (*TOOL_LAYER, *UPPER, "weblens.testing"),
     "weblens.weather": (*TOOL_LAYER, *UPPER, "weblens.testing"),

@@ -243,6 +243,12 @@ class FetchConfig(BaseModel):
     query_max_tokens: int = Field(default=2_000, gt=0, description="token budget of a query's passages by default")
     respect_robots: bool = False
     cache_ttl_s: float = Field(default=900.0, ge=0)
+    workers: int | None = Field(
+        default=None, ge=0, le=256, description="processes reading pages; default one per core, 0 = in a thread"
+    )
+    extract_timeout: float = Field(
+        default=10.0, gt=0, description="hard deadline, seconds, to read one downloaded page (its worker is killed)"
+    )
 
 
 class CacheConfig(BaseModel):

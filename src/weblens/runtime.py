@@ -2,17 +2,18 @@
 
 Settings, the HTTP clients, the cache (with its single-flight), the rate limiters, the
 operator policy (the domain policy, and the `PolicyState` holding daily request counts
-and benched API keys), the search router (with its breaker), the fetcher, the session
-store, the metrics and the readiness checks are built here once and passed to the tools,
-so chat, `/mcp` and the CLI share one set of limits and one cache. Nothing else in weblens
-keeps state at module level. Build one and close it::
+and benched API keys), the search router (with its breaker), the worker processes that
+read fetched pages (`workers`), the fetcher, the session store, the metrics and the
+readiness checks are built here once and passed to the tools, so chat, `/mcp` and the CLI
+share one set of limits and one cache. Nothing else in weblens keeps state at module level.
+Build one and close it::
 
     async with Runtime.from_settings() as runtime:
         toolset = default_toolset(runtime)
         ...
 
-A runtime belongs to one event loop (its HTTP connections do); clients are built on
-first use, so building a runtime is cheap.
+A runtime belongs to one event loop (its HTTP connections do); clients and worker processes
+are built on first use, so building a runtime is cheap (a server calls `workers.warm()`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from weblens.cache import Cache
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
 from weblens.fetch import Fetcher
+from weblens.fetch.fetcher import worker_pool
 from weblens.metrics import Metrics
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.ratelimit import RateLimiters
@@ -91,7 +93,10 @@ class Runtime(AsyncClosing):
         self.policy_state: PolicyState = policy_state if policy_state is not None else self.backends.policy_state
         self.domain_policy = settings.policy.domains()
         self.router = self.router_with(settings)
-        self.fetcher = Fetcher(settings, cache=self.cache, resolver=resolver, policy=self.domain_policy)
+        self.workers = worker_pool(settings)
+        self.fetcher = Fetcher(
+            settings, cache=self.cache, resolver=resolver, policy=self.domain_policy, workers=self.workers
+        )
         self._own_sessions = sessions is None
         self.sessions = sessions if sessions is not None else open_session_store(settings)
         if self.sessions.name == "postgresql":
@@ -139,6 +144,7 @@ class Runtime(AsyncClosing):
             return
         self._closed = True
         await self.fetcher.aclose()
+        await self.workers.aclose()
         if self._own_client is not None:
             await self._own_client.aclose()
         if self._own_cache:

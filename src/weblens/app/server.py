@@ -396,13 +396,16 @@ def _compose(lifespans: list[Lifespan]) -> Lifespan:
     return lifespan
 
 
-def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: Runtime | None = None) -> Starlette:
+def create_app(
+    settings: Settings, *, toolset: Toolset | None = None, runtime: Runtime | None = None, warm: bool = False
+) -> Starlette:
     """Build the server app from settings.
 
     One toolset serves both faces: chat sees `llm.tools` of it, `/mcp` sees `mcp.tools`, so
     a search through either shares one router, cache and set of rate limits. Without
     `runtime` the app builds one and closes it at shutdown; `toolset` replaces the built-in
-    tools (tests, embedding)."""
+    tools (tests, embedding). `warm` starts the page-reading worker processes as soon as the
+    server runs (`weblens serve`), so the first fetch waits for none."""
     own_runtime = runtime is None
     runtime = runtime if runtime is not None else Runtime.from_settings(settings)
     tools = toolset if toolset is not None else default_toolset(runtime)
@@ -420,6 +423,7 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: R
 
     @asynccontextmanager
     async def chat_lifespan(app: Starlette) -> AsyncIterator[None]:
+        warming = asyncio.create_task(runtime.workers.warm()) if warm else None
         try:
             await store.open()  # migrations run at start-up; a replica without its database still serves the rest
         except StorageError as exc:
@@ -428,6 +432,8 @@ def create_app(settings: Settings, *, toolset: Toolset | None = None, runtime: R
         try:
             yield
         finally:
+            if warming is not None:
+                warming.cancel()
             await api.answers.runs.aclose()
             if chat is not None and isinstance(chat.agent.model, ChatModel):
                 await chat.agent.model.aclose()

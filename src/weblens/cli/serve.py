@@ -41,7 +41,7 @@ def serve(
             "not_configured",
         )
     try:
-        application = create_app(settings)
+        application = create_app(settings, warm=True)
     except WeblensError as exc:
         fail_from(exc)
     sock = bind(settings.server.host, port)

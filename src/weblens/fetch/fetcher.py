@@ -1,8 +1,9 @@
 """`fetch(url)`: any URL to a page of clean text, safely, bounded, and paged from the cache.
 
 A `Fetcher` holds what fetches share — the guarded client, the cache, the SSRF policy,
-the tokenizer for budgets — and a `Runtime` owns one. `fetch()` and `fetch_document()`
-take one (`fetcher=`), or build one for the call and close it afterwards.
+the tokenizer for budgets, the worker processes that read pages — and a `Runtime` owns one.
+`fetch()` and `fetch_document()` take one (`fetcher=`), or build one for the call and close
+it afterwards.
 """
 
 from __future__ import annotations
@@ -10,17 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import httpx
 
 from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
-from weblens.errors import ToolTimeoutError, ToolValidationError
-from weblens.fetch.client import download, fetch_client, guard_for
+from weblens.errors import ToolTimeoutError, ToolValidationError, WeblensError
+from weblens.fetch.client import Downloaded, download, fetch_client, guard_for
 from weblens.fetch.document import Document, Page
-from weblens.fetch.extract import extract
+from weblens.fetch.extract import Extracted, extract
 from weblens.fetch.reading import read_page
 from weblens.fetch.robots import RobotsPolicy
 from weblens.fetch.tokens import TokenCounter, o200k
@@ -28,11 +29,26 @@ from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
 from weblens.policy.domains import DomainPolicy
+from weblens.workers import WorkerCrashedError, WorkerPool, WorkerTimeoutError
 
-__all__ = ["Fetcher", "fetch", "fetch_document"]
+__all__ = ["WORKER_PRELOAD", "Fetcher", "fetch", "fetch_document", "worker_pool"]
 
 _NAMESPACE = "fetch"
 MAX_QUERY_CHARS = 1_000
+WORKER_PRELOAD = ("weblens.fetch.extract", "weblens.fetch.html", "weblens.fetch.pdf", "weblens.fetch.reading")
+"""What every worker process needs, imported once by the forkserver and shared by the workers."""
+READ_IN_WORKER_CHARS = 200_000
+"""Reading a document this long for a query takes over ~15 ms of GIL-holding CPU: a worker does it."""
+
+
+def worker_pool(settings: Settings) -> WorkerPool:
+    """The pool `fetch.workers` asks for; no process starts before its first page."""
+    return WorkerPool(settings.fetch.workers, preload=WORKER_PRELOAD)
+
+
+def _read_in_worker(read: Callable[..., Page]) -> Page:
+    """`read_page` in a worker process, counting tokens with that process's own o200k_base."""
+    return read(counter=o200k())
 
 
 @contextlib.asynccontextmanager
@@ -53,6 +69,9 @@ class Fetcher(AsyncClosing):
     checked before each hop but not pinned to the checked address. Without one, the
     fetcher builds its guarded client on first use and closes it in `aclose()`.
     `tokenizer` counts `max_tokens` budgets; by default o200k_base, loaded on first use.
+    `workers` run decoding, extraction and the reading of long documents under a hard
+    deadline (`fetch.extract_timeout`); without one, the fetcher builds its own pool
+    (`fetch.workers`) and closes it in `aclose()`.
     """
 
     def __init__(
@@ -64,10 +83,14 @@ class Fetcher(AsyncClosing):
         resolver: Resolver | None = None,
         tokenizer: TokenCounter | None = None,
         policy: DomainPolicy | None = None,
+        workers: WorkerPool | None = None,
     ) -> None:
         self.settings = settings
         self.cache = cache
         self._tokenizer = tokenizer
+        self._default_tokenizer = tokenizer is None  # then a worker can count with its own copy
+        self._own_workers = workers is None
+        self.workers = workers if workers is not None else worker_pool(settings)
         self.guard = guard_for(settings.fetch, resolver)
         self.policy = policy if policy is not None else settings.policy.domains()
         self._own: LazyClient | None = None
@@ -109,6 +132,8 @@ class Fetcher(AsyncClosing):
     async def aclose(self) -> None:
         if self._own is not None:
             await self._own.aclose()
+        if self._own_workers:
+            await self.workers.aclose()
         if self._own_cache is not None:
             self._own_cache.close()
 
@@ -145,7 +170,7 @@ class Fetcher(AsyncClosing):
                 got = await download(
                     target, client=http, guard=guard, config=config, robots=robots, policy=self.policy.check
                 )
-                out = await asyncio.to_thread(extract, got.body, got.content_type, got.final_url, raw=raw)
+            out = await self._extract(got, raw, deadline)
             document = Document(
                 url=got.url,
                 final_url=got.final_url,
@@ -169,6 +194,45 @@ class Fetcher(AsyncClosing):
         document = Document.model_validate(data)
         self.policy.check(document.final_url)  # a cached page may have been redirected where policy now forbids
         return document, cached
+
+    async def _extract(self, got: Downloaded, raw: bool, deadline: float) -> Extracted:
+        """`extract` in a worker, within `fetch.extract_timeout` and what is left of the fetch's deadline."""
+        left = deadline - asyncio.get_running_loop().time()
+        limit = min(self.settings.fetch.extract_timeout, left)
+        if limit <= 0:
+            raise ToolTimeoutError(f"fetching {got.final_url} took longer than {self.settings.fetch.timeout:g} s",
+                                   retryable=False)  # fmt: skip
+        done = f"downloaded {len(got.body):,} bytes from {got.final_url}"
+        work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw)
+        try:
+            return await self.workers.run(work, timeout=limit)
+        except WorkerTimeoutError:
+            raise ToolTimeoutError(
+                f"{done}; extracting its text took longer than {limit:g} s, so it was stopped "
+                "(the page is too large or too complex to read in time)",
+                retryable=False,
+                details={"url": got.final_url, "bytes": len(got.body), "extract_timeout_s": limit},
+            ) from None
+        except WorkerCrashedError as exc:
+            raise WeblensError(f"{done}; {exc.message} while extracting its text") from None
+
+    async def _read(self, document: Document, read: Callable[..., Page]) -> Page:
+        """A page for a query or a token budget: ranking and counting are CPU work, off the event
+        loop; a long document's in a worker, under the same deadline as extraction."""
+        if document.total_length <= READ_IN_WORKER_CHARS or not self._default_tokenizer:
+            return await asyncio.to_thread(read, counter=await self.tokenizer())
+        limit = self.settings.fetch.extract_timeout
+        work = functools.partial(_read_in_worker, read)
+        try:
+            return await self.workers.run(work, timeout=limit)
+        except WorkerTimeoutError:
+            raise ToolTimeoutError(
+                f"reading the {document.total_length:,} characters of {document.final_url} for this request "
+                f"took longer than {limit:g} s, so it was stopped",
+                retryable=False,
+            ) from None
+        except WorkerCrashedError as exc:
+            raise WeblensError(f"reading {document.final_url}: {exc.message}") from None
 
     async def fetch(
         self,
@@ -213,8 +277,7 @@ class Fetcher(AsyncClosing):
         )
         if query is None and max_tokens is None:
             return read()
-        # ranking and counting are CPU work on a document in hand: off the event loop
-        return await asyncio.to_thread(read, counter=await self.tokenizer())
+        return await self._read(document, read)
 
 
 @contextlib.asynccontextmanager

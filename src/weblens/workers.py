@@ -1,0 +1,395 @@
+"""A small pool of worker processes for CPU-heavy work, each call under a hard deadline.
+
+Extraction libraries (trafilatura, lxml, pypdf) hold the GIL, so in a thread they stall the
+event loop and use one core. Here each call runs in a worker process; when it outlasts its
+deadline (or its caller is cancelled) that one worker is killed with SIGKILL and replaced,
+and a worker that dies (segfault, out of memory) is an error for its call and a fresh
+worker for the next. `concurrent.futures.ProcessPoolExecutor` can do neither: it cannot
+stop one task, and one dead worker breaks the whole pool.
+
+Workers start with the `forkserver` method: a clean server process (no threads, no event
+loop) imports the `preload` modules once and forks each worker from there, so a worker is
+ready in milliseconds and shares those modules' memory. Nothing starts until the first
+call (or `warm()`). A call is a module-level function (or a `functools.partial` of one) with
+picklable arguments and result; a `WeblensError` raised in the worker is raised to the caller as is.
+Workers never re-import the program's `__main__` (multiprocessing's usual preparation), so
+a script that calls `weblens.fetch` at top level, without an `if __name__ == "__main__":`
+guard, is not run again in each worker: calls only name functions in weblens' modules.
+`size=0` runs calls in a thread instead (for debuggers and profilers): no hard deadline
+then — the caller gets its timeout, but the thread runs on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import pickle
+import signal
+import socket
+import struct
+import sys
+import threading
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.process import BaseProcess
+from typing import Any, TypeVar
+
+from weblens.closing import AsyncClosing
+from weblens.errors import ToolTimeoutError, WeblensError
+
+__all__ = ["WorkerCrashedError", "WorkerPool", "WorkerTimeoutError", "default_size"]
+
+T = TypeVar("T")
+
+_HEADER = struct.Struct("!Q")
+_READY = b"R"
+_START_TIMEOUT_S = 60.0
+"""How long a new worker may take to say it is ready (the first start also boots the forkserver)."""
+_JOIN_TIMEOUT_S = 5.0
+
+
+class WorkerTimeoutError(ToolTimeoutError):
+    """A call outlasted its deadline; its worker was killed."""
+
+    default_retryable = False
+
+
+class WorkerCrashedError(WeblensError):
+    """The worker running a call died (a crash, a signal, out of memory) or could not start."""
+
+
+def default_size() -> int:
+    """One worker per core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+# -- the worker side ---------------------------------------------------------------------
+
+
+def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:])
+        if n == 0:
+            return None
+        got += n
+    return bytes(buffer)
+
+
+def _answer(call: bytes) -> bytes:
+    """Run one pickled call; its result or its exception, pickled."""
+    try:
+        outcome: tuple[bool, Any] = (True, pickle.loads(call)())
+    except Exception as exc:  # the caller decides what an error means
+        outcome = (False, exc)
+    try:
+        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # an unpicklable result or exception
+        failed = WeblensError(f"a worker's answer could not be sent back: {type(exc).__name__}: {exc}")
+        return pickle.dumps((False, failed), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _serve(sock: socket.socket) -> None:
+    """A worker's life: answer calls on `sock` until the pool closes it (or goes away)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the server; it stops the workers
+    os.dup2(2, 1)  # stdout may be the server's protocol channel (MCP over stdio): never write there
+    with contextlib.suppress(OSError):  # the pool went away (closed, or gave up waiting): just end
+        sock.sendall(_READY)
+        while True:
+            header = _recv_exactly(sock, _HEADER.size)
+            if header is None:
+                return
+            call = _recv_exactly(sock, _HEADER.unpack(header)[0])
+            if call is None:
+                return
+            answer = _answer(call)
+            sock.sendall(_HEADER.pack(len(answer)) + answer)
+
+
+# -- the pool side -----------------------------------------------------------------------
+
+
+class _Worker:
+    def __init__(self, process: BaseProcess, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.process = process
+        self.reader = reader
+        self.writer = writer
+        self.loop = asyncio.get_running_loop()
+
+    async def call(self, payload: bytes) -> bytes:
+        self.writer.write(_HEADER.pack(len(payload)))
+        self.writer.write(payload)
+        await self.writer.drain()
+        (size,) = _HEADER.unpack(await self.reader.readexactly(_HEADER.size))
+        return await self.reader.readexactly(size)
+
+    def kill(self) -> None:
+        _kill(self.process)
+        self.writer.transport.abort()
+
+    def exit_status(self) -> str:
+        """How the process ended, for an error message (it may take a moment to be known)."""
+        self.process.join(1.0)
+        code = self.process.exitcode
+        if code is None:
+            return "stopped answering"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"killed by {signal.Signals(-code).name}"
+            return f"killed by signal {-code}"
+        return f"exited with status {code}"
+
+
+_MAIN_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _main_unnamed() -> Iterator[None]:
+    """While a worker starts, `__main__` names no file or module, so multiprocessing does not
+    tell the worker to import (and so re-run) the user's script."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    with _MAIN_LOCK:
+        saved = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
+        main.__dict__.pop("__file__", None)
+        main.__dict__["__spec__"] = None
+        try:
+            yield
+        finally:
+            main.__dict__.pop("__spec__", None)
+            main.__dict__.update(saved)
+
+
+def _start_process(process: BaseProcess) -> None:
+    with _main_unnamed():
+        process.start()
+
+
+def _kill(process: BaseProcess) -> None:
+    with contextlib.suppress(Exception):  # already gone, or never started
+        process.kill()
+
+
+def _kill_all(processes: set[BaseProcess]) -> None:
+    """Finalizer: a pool dropped without `aclose()` leaves no process behind."""
+    for process in list(processes):
+        _kill(process)
+    processes.clear()
+
+
+class WorkerPool(AsyncClosing):
+    """Up to `size` worker processes, started on first use and kept warm; see the module docstring.
+
+    `preload` names modules the forkserver imports once for every worker (the heavy
+    libraries the calls use). A pool belongs to one event loop at a time; used from another,
+    it starts fresh workers there.
+    """
+
+    def __init__(self, size: int | None = None, *, preload: Sequence[str] = (), start_method: str = "forkserver"):
+        self.size = default_size() if size is None else size
+        if self.size < 0:
+            raise ValueError("a worker pool's size must be 0 (run in a thread) or more")
+        self._context: Any = multiprocessing.get_context(start_method)
+        self._forkserver = start_method == "forkserver"
+        self._preload = list(preload)
+        self._processes: set[BaseProcess] = set()
+        self._idle: asyncio.Queue[_Worker | None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._count = 0  # workers alive or starting for this loop
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _kill_all, self._processes)
+
+    @property
+    def pids(self) -> list[int]:
+        """The process ids of the live workers (for tests and benchmarks)."""
+        return sorted(p.pid for p in self._processes if p.pid is not None and p.is_alive())
+
+    async def run(self, call: Callable[[], T], *, timeout: float) -> T:
+        """`call()` in a worker, killed after `timeout` seconds. `call` is a module-level
+        function or a `functools.partial` of one, with picklable arguments. Raises
+        `WorkerTimeoutError`, `WorkerCrashedError`, or what `call` raised."""
+        if timeout <= 0:
+            raise ValueError("timeout must be a positive number of seconds")
+        if self._closed:
+            raise WeblensError("the worker pool is closed")
+        if self.size == 0:
+            try:
+                async with asyncio.timeout(timeout):
+                    return await asyncio.to_thread(call)
+            except TimeoutError:
+                raise WorkerTimeoutError(f"the work took longer than {timeout:g} s") from None
+        payload = pickle.dumps(call, protocol=pickle.HIGHEST_PROTOCOL)
+        answer = await self._call(payload, float(timeout))
+        try:
+            ok, value = pickle.loads(answer)
+        except Exception as exc:
+            raise WeblensError(f"a worker's answer could not be read: {type(exc).__name__}: {exc}") from None
+        if ok:
+            return value  # type: ignore[no-any-return]
+        raise value
+
+    async def warm(self) -> None:
+        """Start every worker now (a server does this after it binds), so no call waits for one."""
+        if self.size == 0 or self._closed:
+            return
+        queue = self._bind()
+        starting = max(0, self.size - self._count)
+        self._count += starting
+        results = await asyncio.gather(*(self._start() for _ in range(starting)), return_exceptions=True)
+        for result in results:
+            if isinstance(result, _Worker):
+                queue.put_nowait(result)
+            else:
+                self._count -= 1
+
+    async def aclose(self) -> None:
+        """Stop every worker; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        processes = list(self._processes)
+        self._finalizer()  # kills them all
+        for process in processes:
+            await asyncio.to_thread(process.join, _JOIN_TIMEOUT_S)
+        if self._idle is not None:
+            while not self._idle.empty():
+                worker = self._idle.get_nowait()
+                if worker is not None:
+                    worker.writer.transport.abort()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _bind(self) -> asyncio.Queue[_Worker | None]:
+        """The idle queue for the running loop; workers made for another loop are let go."""
+        loop = asyncio.get_running_loop()
+        if self._idle is None or self._loop is not loop:
+            if self._idle is not None:
+                while not self._idle.empty():
+                    worker = self._idle.get_nowait()
+                    if worker is not None:
+                        self._forget(worker)
+            self._idle, self._loop, self._count = asyncio.Queue(), loop, 0
+        return self._idle
+
+    async def _call(self, payload: bytes, timeout: float) -> bytes:
+        worker = await self._acquire()
+        done = False
+        try:
+            async with asyncio.timeout(timeout):
+                answer = await worker.call(payload)
+            done = True
+            return answer
+        except TimeoutError:
+            raise WorkerTimeoutError(
+                f"the work took longer than {timeout:g} s; its worker process was killed"
+            ) from None
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+            worker.kill()
+            status = await asyncio.to_thread(worker.exit_status)
+            raise WorkerCrashedError(f"the worker process died ({status})") from None
+        finally:
+            if done:
+                self._release(worker)
+            else:  # timed out, crashed or cancelled: the work must not run on
+                self._replace(worker)
+
+    async def _acquire(self) -> _Worker:
+        queue = self._bind()
+        while True:
+            if not queue.empty():
+                worker = queue.get_nowait()
+            elif self._count < self.size:
+                self._count += 1
+                try:
+                    return await self._start()
+                except BaseException:
+                    self._count -= 1
+                    raise
+            else:
+                worker = await queue.get()
+            if worker is None:  # a replacement failed to start: try (and report) a start here
+                continue
+            if not worker.reader.at_eof() and worker.process.is_alive():
+                return worker
+            self._forget(worker)  # died while idle
+            self._count -= 1
+
+    def _release(self, worker: _Worker) -> None:
+        if self._idle is not None and worker.loop is self._loop and not self._closed:
+            self._idle.put_nowait(worker)
+        else:
+            self._forget(worker)
+
+    def _forget(self, worker: _Worker) -> None:
+        worker.kill()
+        self._processes.discard(worker.process)
+
+    def _replace(self, worker: _Worker) -> None:
+        """Kill `worker` and start another in the background, so the pool stays warm."""
+        self._forget(worker)
+        if self._closed or worker.loop is not self._loop or self._idle is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._start_replacement(self._idle))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _start_replacement(self, queue: asyncio.Queue[_Worker | None]) -> None:
+        try:
+            worker = await self._start()
+        except Exception:
+            self._count -= 1
+            queue.put_nowait(None)  # wakes a waiter, which starts (and reports) a worker itself
+            return
+        if self._closed or queue is not self._idle:
+            self._forget(worker)
+            return
+        queue.put_nowait(worker)
+
+    async def _start(self) -> _Worker:
+        if self._preload and self._forkserver:
+            self._context.set_forkserver_preload(self._preload)
+        ours, theirs = socket.socketpair()
+        process = self._context.Process(target=_serve, args=(theirs,), daemon=True, name="weblens-worker")
+        try:
+            # the first start boots the forkserver (about a second): not on the event loop
+            await asyncio.to_thread(_start_process, process)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self._processes.add(process)
+        try:
+            reader, writer = await asyncio.open_unix_connection(sock=ours)
+        except BaseException:
+            ours.close()
+            _kill(process)
+            raise
+        worker = _Worker(process, reader, writer)
+        try:
+            async with asyncio.timeout(_START_TIMEOUT_S):
+                ready = await reader.readexactly(len(_READY))
+            if ready != _READY:
+                raise ConnectionError("unexpected greeting")
+        except BaseException as exc:
+            self._forget(worker)
+            if isinstance(exc, Exception):
+                raise WorkerCrashedError(f"a worker process did not start: {type(exc).__name__}") from None
+            raise
+        if self._closed:
+            self._forget(worker)
+            raise WeblensError("the worker pool is closed")
+        return worker
