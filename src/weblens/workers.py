@@ -159,7 +159,7 @@ def _main_unnamed() -> Iterator[None]:
         yield
         return
     with _MAIN_LOCK:
-        saved = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
+        saved: dict[str, Any] = {key: main.__dict__[key] for key in ("__file__", "__spec__") if key in main.__dict__}
         main.__dict__.pop("__file__", None)
         main.__dict__["__spec__"] = None
         try:

@@ -53,6 +53,8 @@ async def test_tool_results_go_back_to_the_model_and_sources_end_the_answer(
     assert tool["tool_call_id"] == "c1"
     assert "[1] AI News Daily — https://news.example/ai" in tool["content"]
     assert "[2] Robots Weekly — https://robots.example/w" in tool["content"]
+    fence = tool["content"].index("<<<EXTERNAL-CONTENT", tool["content"].index("Sources:"))
+    assert fence < tool["content"].index("[1] AI News Daily") < tool["content"].rindex("END>>>")  # titles are fenced
     done = answer.done
     assert done.answer == "Two labs released new models today [1]."
     assert [(s.number, s.title, s.url) for s in done.sources] == [(1, "AI News Daily", "https://news.example/ai")]

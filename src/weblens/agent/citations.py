@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 
 from weblens.agent.events import CitedSource
 from weblens.result import ToolResult
+from weblens.tools.fetch import untrusted_block
 from weblens.urls import canonical_url
 
 __all__ = ["SourceBook"]
@@ -126,8 +127,16 @@ class SourceBook:
                 self._record(source.url, naming or source.title, None)
         if not numbered:
             return result.text
-        lines = "\n".join(f"[{s.number}] {s.title} — {s.url}" for s in numbered)
-        return f"{result.text}\n\n{FOOTER_HEADING}\n{lines}"
+        return result.text + self.fenced(numbered)
+
+    @staticmethod
+    def fenced(sources: list[CitedSource]) -> str:
+        """The numbered sources as the model reads them: titles and URLs are what pages and
+        providers wrote, so they sit inside the nonce-fenced untrusted block, numbers and all."""
+        if not sources:
+            return ""
+        lines = "\n".join(f"[{s.number}] {s.title} — {s.url}" for s in sources)
+        return f"\n\n{FOOTER_HEADING} (cite them by number)\n" + untrusted_block(lines, "the sources' own titles")
 
     def used_by(self, answer: str) -> list[CitedSource]:
         """The sources `answer` cites by number or URL; all of them if it cites none."""

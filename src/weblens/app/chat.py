@@ -73,7 +73,7 @@ def _for_model(message: StoredMessage) -> dict[str, str] | None:
         return None
     content = message.content
     if message.role == "assistant" and message.sources:
-        content += SourceBook.footer([CitedSource.model_validate(s) for s in message.sources])
+        content += SourceBook.fenced([CitedSource.model_validate(s) for s in message.sources])
     return {"role": message.role, "content": content}
 
 
