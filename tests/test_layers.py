@@ -22,7 +22,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{core: ABOVE_CORE for core in CORE},
     "weblens.net": (*TOOL_LAYER, *UPPER, "weblens.search", "weblens.fetch", "weblens.testing"),
     "weblens.cache": (*TOOL_LAYER, *UPPER, "weblens.net", "weblens.testing"),
-    "weblens.store": (*TOOL_LAYER, *UPPER, "weblens.net", "weblens.cache", "weblens.config", "weblens.search",
+    "weblens.store": (*TOOL_LAYER, *UPPER, "weblens.net", "weblens.cache", "weblens.search",
                       "weblens.fetch", "weblens.testing"),
     "weblens.metrics": (*TOOL_LAYER, *UPPER, "weblens.net", "weblens.search", "weblens.fetch", "weblens.testing"),
     "weblens.policy": (*TOOL_LAYER, *UPPER, "weblens.config", "weblens.net", "weblens.cache", "weblens.search",

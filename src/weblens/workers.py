@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import pickle
 import signal
@@ -172,6 +173,22 @@ def _main_unnamed() -> Iterator[None]:
 def _start_process(process: BaseProcess) -> None:
     with _main_unnamed():
         process.start()
+
+
+def _boot_forkserver_deaf_to_ctrl_c() -> None:
+    """Boot the forkserver (if it is not running) with SIGINT ignored, which it inherits: a
+    Ctrl-C at the terminal reaches the whole process group, and a forkserver still importing
+    its preloads would print a KeyboardInterrupt traceback. (Once booted it ignores SIGINT
+    itself, and so do its workers.) Only the main thread may change a signal's handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    handler = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with _main_unnamed():
+            multiprocessing.forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, handler)
 
 
 def _kill(process: BaseProcess) -> None:
@@ -361,6 +378,8 @@ class WorkerPool(AsyncClosing):
     async def _start(self) -> _Worker:
         if self._preload and self._forkserver:
             self._context.set_forkserver_preload(self._preload)
+        if self._forkserver:
+            _boot_forkserver_deaf_to_ctrl_c()  # about a second, once per process
         ours, theirs = socket.socketpair()
         process = self._context.Process(target=_serve, args=(theirs,), daemon=True, name="weblens-worker")
         try:
