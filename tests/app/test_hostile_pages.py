@@ -3,10 +3,10 @@ never stalls (issue 9 §1), and a page whose reading outlasts its deadline is a 
 that says what was done, with the worker killed and the server still answering.
 
 The machine running the tests may be busy, and the page server shares this process (and
-its GIL) with the app: the bound is POLL_LIMIT_S on top of the slowest poll of the same
-server left idle for as long, measured in the same test. The issue's 200 ms is the aim;
-on the loaded 2-core machine this was written on, the worst poll seen was ~750 ms (idle
-~240 ms), against seconds with extraction in threads.
+its GIL) with the app: the bound is the issue's 200 ms on top of the slowest poll of the
+same server left idle for as long, measured in the same test (on a quiet 2-core machine the
+worst poll was 53-100 ms with the idle one at 8-27 ms; with extraction in threads, polls
+stalled for seconds).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from weblens.testing.hostile import SLOW_PDF_PATH, hostile_pages
 
 pytestmark = pytest.mark.timeout(300)
 
-POLL_LIMIT_S = 1.0
+POLL_LIMIT_S = 0.2
 EXTRACT_TIMEOUT_S = 4.0
 
 
