@@ -56,7 +56,8 @@ def _load_extraction_bench() -> ModuleType:
 
 
 _extraction = _load_extraction_bench()
-DEFAULT_DATA, load_pages, load_score = _extraction.DEFAULT_DATA, _extraction.load_pages, _extraction.load_score
+DEFAULT_DATA = _extraction.DEFAULT_DATA / "article-extraction"
+load_pages, load_score = _extraction.load_pages, _extraction.load_score
 
 CONCURRENCY = 8
 MAX_LENGTH = 999_999
