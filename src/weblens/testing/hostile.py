@@ -8,6 +8,7 @@ reading outlasts any short deadline.
 
 from __future__ import annotations
 
+from weblens.testing.pages import pdf_file
 from weblens.testing.server import Reply
 
 __all__ = ["SLOW_PDF_PATH", "hostile_pages", "slow_pdf"]
@@ -27,16 +28,7 @@ def slow_pdf(text_operators: int = 200_000) -> bytes:
         b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>",
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, obj in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, obj)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_file(objects)
 
 
 def hostile_pages() -> dict[str, Reply]:

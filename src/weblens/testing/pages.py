@@ -80,6 +80,11 @@ def make_pdf(pages: list[str], title: str = "Test PDF") -> bytes:
         kids.append(f"{len(objects)} 0 R")
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>".encode()
     objects.append(f"<< /Title ({title}) >>".encode("latin-1"))
+    return pdf_file(objects, info=len(objects))
+
+
+def pdf_file(objects: list[bytes], *, info: int | None = None) -> bytes:
+    """PDF objects (numbered from 1; 1 is the catalog) with their cross-reference table."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, obj in enumerate(objects, start=1):
@@ -88,11 +93,8 @@ def make_pdf(pages: list[str], title: str = "Test PDF") -> bytes:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        len(objects),
-        xref,
-    )
+    info_ref = b" /Info %d 0 R" % info if info is not None else b""
+    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, info_ref, xref)
     return bytes(out)
 
 
