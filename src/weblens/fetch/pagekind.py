@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from lxml import etree  # type: ignore[import-untyped]
 
+from weblens.fetch.posts import ld_objects
+
 __all__ = ["PageKind", "page_kind"]
 
 PageKind = Literal["article", "product", "other"]
@@ -27,24 +29,15 @@ _ARTICLE_TYPES = frozenset(
 )  # fmt: skip
 _PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "ItemPage", "Offer"})
 _MAX_LD_CHARS = 1024 * 1024
-_MAX_DEPTH = 8
 
 
-def _types(data: Any, depth: int = 0) -> Iterator[str]:
-    """Every `@type` named at the top of a JSON-LD payload, its `@graph` and its `mainEntity` (depth-bounded)."""
-    if depth > _MAX_DEPTH:
-        return
-    if isinstance(data, list):
-        for item in data:
-            yield from _types(item, depth + 1)
-    elif isinstance(data, dict):
-        kinds = data.get("@type")
+def _types(data: Any) -> Iterator[str]:
+    """Every `@type` named at the top of a JSON-LD payload, its `@graph` and its `mainEntity`."""
+    for item in ld_objects(data):
+        kinds = item.get("@type")
         for kind in kinds if isinstance(kinds, list) else [kinds]:
             if isinstance(kind, str):
                 yield kind.rsplit("/", 1)[-1]
-        for key in ("@graph", "mainEntity"):
-            if key in data:
-                yield from _types(data[key], depth + 1)
 
 
 def _declared_types(tree: etree._Element) -> set[str]:

@@ -18,7 +18,7 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from weblens.fetch.markdown import element_markdown
 
-__all__ = ["thread_markdown"]
+__all__ = ["ld_objects", "thread_markdown"]
 
 _THREAD_TYPES = frozenset({"DiscussionForumPosting", "Question", "QAPage"})
 _POST_TYPES = frozenset({"DiscussionForumPosting", "Question", "Answer", "Comment", "SocialMediaPosting"})
@@ -87,17 +87,18 @@ def _post_author(post: etree._Element) -> str:
     return _author_line(_value(authors[0]) if authors else "", _value(dates[0]) if dates else "")
 
 
-def _ld_objects(data: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
+def ld_objects(data: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
+    """Every object of a JSON-LD payload, its `@graph` and its `mainEntity` (depth-bounded)."""
     if depth > _MAX_LD_DEPTH:
         return
     if isinstance(data, list):
         for item in data:
-            yield from _ld_objects(item, depth + 1)
+            yield from ld_objects(item, depth + 1)
     elif isinstance(data, dict):
         yield data
         for key in ("@graph", "mainEntity"):
             if key in data:
-                yield from _ld_objects(data[key], depth + 1)
+                yield from ld_objects(data[key], depth + 1)
 
 
 def _ld_name(value: Any) -> str:
@@ -117,7 +118,7 @@ def _opening_post(tree: etree._Element) -> str:
             data = json.loads(script.text)
         except (ValueError, RecursionError):
             continue
-        for item in _ld_objects(data):
+        for item in ld_objects(data):
             kinds = item.get("@type")
             kinds = kinds if isinstance(kinds, list) else [kinds]
             text = item.get("text") or item.get("articleBody")
