@@ -19,17 +19,20 @@ import tempfile
 import time
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from weblens.config import Settings
 from weblens.runtime import Runtime
 from weblens.search.models import make_request
 from weblens.testing.fuzz import (
+    PAGE_BOUND_S,
+    TOOL_BOUND_S,
     Fakes,
     Tally,
     arguments,
     field_names,
+    fuzz_settings,
     page_outcome,
     pages,
     provider_replies,
@@ -40,18 +43,6 @@ from weblens.testing.fuzz import (
 from weblens.tools import default_toolset
 
 SURFACES = ("tools", "providers", "pages")
-TOOL_BOUND_S = 60.0
-PAGE_BOUND_S = 20.0
-
-
-def _settings(cases: int) -> Any:
-    return settings(
-        max_examples=cases,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
 
 
 def run(surface: str, cases: int, fakes: Fakes, runner: asyncio.Runner, runtime: Runtime, tally: Tally) -> None:
@@ -61,7 +52,7 @@ def run(surface: str, cases: int, fakes: Fakes, runner: asyncio.Runner, runtime:
             lambda tool: st.tuples(st.just(tool), arguments(field_names(tool), required_names(tool)))
         )
 
-        @_settings(cases)
+        @fuzz_settings(cases, derandomize=False)
         @given(case=strategy)
         def tool_case(case: tuple[Any, Any]) -> None:
             tool, args = case
@@ -74,7 +65,7 @@ def run(surface: str, cases: int, fakes: Fakes, runner: asyncio.Runner, runtime:
             lambda name: st.tuples(st.just(name), provider_replies(name))
         )
 
-        @_settings(cases)
+        @fuzz_settings(cases, derandomize=False)
         @given(case=strategy)
         def provider_case(case: tuple[str, Any]) -> None:
             name, reply = case
@@ -86,7 +77,7 @@ def run(surface: str, cases: int, fakes: Fakes, runner: asyncio.Runner, runtime:
         provider_case()
     else:
 
-        @_settings(cases)
+        @fuzz_settings(cases, derandomize=False)
         @given(page=pages())
         def page_case(page: tuple[bytes, str]) -> None:
             tally.add(surface, page_outcome(page[0], page[1], bound_s=PAGE_BOUND_S), page)

@@ -12,16 +12,19 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
 from weblens.config import Settings
 from weblens.runtime import Runtime
 from weblens.search.models import make_request
 from weblens.testing.fuzz import (
     BAD_OUTCOMES,
+    PAGE_BOUND_S,
+    TOOL_BOUND_S,
     Fakes,
     arguments,
     field_names,
+    fuzz_settings,
     page_outcome,
     pages,
     provider_replies,
@@ -45,19 +48,6 @@ TOOLS = [
     "WebFetch",
 ]
 PROVIDERS = ["tavily", "brave", "serper", "searxng", "duckduckgo"]
-TOOL_BOUND_S = 60.0
-"""Generous: a loaded 2-core machine; the tools' own timeouts are shorter."""
-PAGE_BOUND_S = 20.0
-
-
-def fuzz(examples: int) -> Any:
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
 
 
 class World:
@@ -84,7 +74,7 @@ def test_hostile_arguments_through_execute(world: World, name: str) -> None:
     tool = world.tools.get(name)
     assert tool is not None
 
-    @fuzz(40)
+    @fuzz_settings(40)
     @given(args=arguments(field_names(tool), required_names(tool)))
     def check(args: Any) -> None:
         outcome = world.runner.run(tool_outcome(tool, args, bound_s=TOOL_BOUND_S))
@@ -98,7 +88,7 @@ def test_hostile_answers_at_every_provider_parser(world: World, name: str) -> No
     fake = world.fakes.providers[name]
     request = make_request(query="rain barrels", max_results=5)
 
-    @fuzz(60)
+    @fuzz_settings(60)
     @given(reply=provider_replies(name))
     def check(reply: Any) -> None:
         outcome = world.runner.run(search_outcome(world.runtime.router, fake, reply, request, bound_s=TOOL_BOUND_S))
@@ -107,7 +97,7 @@ def test_hostile_answers_at_every_provider_parser(world: World, name: str) -> No
     check()
 
 
-@fuzz(150)
+@fuzz_settings(150)
 @given(page=pages())
 def test_hostile_pages_at_extraction(page: tuple[bytes, str]) -> None:
     body, content_type = page

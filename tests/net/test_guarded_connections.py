@@ -21,6 +21,7 @@ import trustme
 from weblens.errors import BlockedError
 from weblens.net.guarded import guarded_client
 from weblens.net.ssrf import SsrfGuard
+from weblens.testing.dns import MappedResolver
 
 
 @dataclass
@@ -75,29 +76,18 @@ async def tls_origin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIt
         yield found
 
 
-def resolver(mapping: dict[str, list[str]]):  # type: ignore[no-untyped-def]
-    calls: list[str] = []
-
-    async def resolve(host: str, port: int) -> list[str]:
-        calls.append(host)
-        return mapping[host]
-
-    resolve.calls = calls  # type: ignore[attr-defined]
-    return resolve
-
-
 def client(guard: SsrfGuard) -> httpx.AsyncClient:
     return guarded_client(guard, timeout_s=5, connect_timeout_s=5, user_agent="t")
 
 
 async def test_happy_eyeballs_falls_back_only_among_checked_addresses(origin: Origin) -> None:
     # 127.0.0.2 refuses (nothing listens there), 127.0.0.1 answers: both came from the guard
-    resolve = resolver({"two.example": ["127.0.0.2", "127.0.0.1"]})
+    resolve = MappedResolver({"two.example": ["127.0.0.2", "127.0.0.1"]})
     guard = SsrfGuard(resolver=resolve, allowed_hosts=[f"two.example:{origin.port}"])
     async with client(guard) as http:
         response = await http.get(f"http://two.example:{origin.port}/")
     assert response.text == "hello"
-    assert resolve.calls == ["two.example"]  # type: ignore[attr-defined]
+    assert resolve.calls == ["two.example"]
     assert origin.hosts == [f"two.example:{origin.port}"]
 
 
@@ -110,7 +100,7 @@ async def test_happy_eyeballs_falls_back_only_among_checked_addresses(origin: Or
 )
 async def test_one_refused_answer_means_no_connection_to_any(origin: Origin, answers: list[str], allowed: bool) -> None:
     allowed_hosts = [f"mixed.example:{origin.port}"] if allowed else []
-    guard = SsrfGuard(resolver=resolver({"mixed.example": answers}), allowed_hosts=allowed_hosts)
+    guard = SsrfGuard(resolver=MappedResolver({"mixed.example": answers}), allowed_hosts=allowed_hosts)
     async with client(guard) as http:
         with pytest.raises(BlockedError):
             await http.get(f"http://mixed.example:{origin.port}/")
@@ -119,7 +109,7 @@ async def test_one_refused_answer_means_no_connection_to_any(origin: Origin, ans
 
 async def test_a_pooled_connection_never_carries_a_request_for_another_name(origin: Origin) -> None:
     """`ok.example`'s kept-alive connection goes to 127.0.0.1 too, but `evil.example` is checked on its own."""
-    resolve = resolver({"ok.example": ["127.0.0.1"], "evil.example": ["127.0.0.1"], "also.example": ["127.0.0.1"]})
+    resolve = MappedResolver({name: ["127.0.0.1"] for name in ("ok.example", "evil.example", "also.example")})
     guard = SsrfGuard(resolver=resolve, allowed_hosts=[f"ok.example:{origin.port}", f"also.example:{origin.port}"])
     async with client(guard) as http:
         for _ in range(2):
@@ -130,11 +120,11 @@ async def test_a_pooled_connection_never_carries_a_request_for_another_name(orig
         assert (await http.get(f"http://also.example:{origin.port}/")).text == "hello"
     assert origin.hosts == [f"ok.example:{origin.port}"] * 2 + [f"also.example:{origin.port}"]
     assert origin.connections == 2  # a name of its own, a connection of its own
-    assert resolve.calls == ["ok.example", "evil.example", "also.example"]  # type: ignore[attr-defined]
+    assert resolve.calls == ["ok.example", "evil.example", "also.example"]
 
 
 async def test_https_connects_to_the_checked_address_and_keeps_the_name_for_tls(tls_origin: Origin) -> None:
-    resolve = resolver({"pinned.example": ["127.0.0.1"], "other.example": ["127.0.0.1"]})
+    resolve = MappedResolver({"pinned.example": ["127.0.0.1"], "other.example": ["127.0.0.1"]})
     guard = SsrfGuard(
         resolver=resolve,
         allowed_hosts=[f"pinned.example:{tls_origin.port}", f"other.example:{tls_origin.port}"],

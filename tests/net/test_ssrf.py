@@ -9,6 +9,7 @@ from weblens.errors import BlockedError, ToolValidationError
 from weblens.net.guarded import guarded_client, is_guarded
 from weblens.net.ssrf import SsrfGuard, parse_ip
 from weblens.testing import FakeServer, Reply
+from weblens.testing.dns import MappedResolver
 
 BLOCKED = {
     "loopback": "http://127.0.0.1/",
@@ -126,26 +127,15 @@ def test_allowed_hosts_match_host_and_port() -> None:
         guard.check_url("http://127.0.0.1:8081/x")
 
 
-def _resolver(mapping: dict[str, list[str]]):  # type: ignore[no-untyped-def]
-    calls: list[str] = []
-
-    async def resolve(host: str, port: int) -> list[str]:
-        calls.append(host)
-        return mapping[host]
-
-    resolve.calls = calls  # type: ignore[attr-defined]
-    return resolve
-
-
 @pytest.mark.parametrize("address", ["10.0.0.1", "127.0.0.1", "169.254.169.254", "::ffff:10.0.0.1", "fd00::1"])
 async def test_a_public_name_resolving_to_a_private_address_is_blocked(address: str) -> None:
-    guard = SsrfGuard(resolver=_resolver({"news.example": [address]}))
+    guard = SsrfGuard(resolver=MappedResolver({"news.example": [address]}))
     with pytest.raises(BlockedError, match=r"news\.example resolves to"):
         await guard.resolve("news.example", 80)
 
 
 async def test_one_private_answer_among_public_ones_blocks() -> None:
-    guard = SsrfGuard(resolver=_resolver({"mixed.example": ["93.184.216.34", "10.0.0.1"]}))
+    guard = SsrfGuard(resolver=MappedResolver({"mixed.example": ["93.184.216.34", "10.0.0.1"]}))
     with pytest.raises(BlockedError):
         await guard.resolve("mixed.example", 80)
 
@@ -154,20 +144,20 @@ async def test_the_client_connects_to_the_checked_address_and_keeps_the_name() -
     """Resolve once, connect to that IP: the Host header still carries the name."""
     with FakeServer() as server:
         server.route("GET", "/hello", Reply(body="hi"))
-        resolve = _resolver({"pinned.example": ["127.0.0.1"]})
+        resolve = MappedResolver({"pinned.example": ["127.0.0.1"]})
         guard = SsrfGuard(resolver=resolve, allowed_hosts=[f"pinned.example:{server.port}"])
         async with guarded_client(guard, timeout_s=5, connect_timeout_s=5, user_agent="t") as client:
             assert is_guarded(client)
             response = await client.get(f"http://pinned.example:{server.port}/hello")
         assert response.text == "hi"
         assert server.requests[0].headers["host"] == f"pinned.example:{server.port}"
-        assert resolve.calls == ["pinned.example"]  # type: ignore[attr-defined]
+        assert resolve.calls == ["pinned.example"]
 
 
 async def test_the_client_refuses_a_name_that_resolves_to_loopback() -> None:
     with FakeServer() as server:
         server.route("GET", "/secret", Reply(body="internal"))
-        guard = SsrfGuard(resolver=_resolver({"rebind.example": ["127.0.0.1"]}))
+        guard = SsrfGuard(resolver=MappedResolver({"rebind.example": ["127.0.0.1"]}))
         async with guarded_client(guard, timeout_s=5, connect_timeout_s=5, user_agent="t") as client:
             with pytest.raises(BlockedError, match=r"rebind\.example resolves to 127\.0\.0\.1"):
                 await client.get(f"http://rebind.example:{server.port}/secret")

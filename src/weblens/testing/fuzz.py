@@ -20,6 +20,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 from weblens.errors import ERROR_CODES, WeblensError
@@ -40,6 +41,8 @@ from weblens.testing.server import Reply
 __all__ = [
     "BAD_OUTCOMES",
     "FUZZ_DOMAIN",
+    "PAGE_BOUND_S",
+    "TOOL_BOUND_S",
     "Fakes",
     "Tally",
     "arguments",
@@ -153,6 +156,27 @@ _PROVIDER_FIXTURES = {
 
 
 # -- strategies -------------------------------------------------------------------------------
+
+
+TOOL_BOUND_S = 60.0
+"""How long one tool call may take before it counts as a hang: generous for a loaded 2-core
+machine; the tools' own timeouts are shorter."""
+PAGE_BOUND_S = 20.0
+"""How long extracting one generated page may take before it counts as a hang."""
+
+
+def fuzz_settings(examples: int, *, derandomize: bool = True) -> Any:
+    """Hypothesis settings for a fuzz run: no per-example deadline (the bounds above are
+    checked per case) and no example database; derandomized for CI, random and without
+    shrinking for the long run in `bench/fuzz.py`."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=derandomize,
+        database=None,
+        phases=list(Phase) if derandomize else [Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 def _nested(depth: int, kind: str) -> Any:
