@@ -29,12 +29,12 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncGenerator, Sequence
-from pathlib import Path
 from typing import Any
 
 import httpx
 from pydantic import BaseModel
 
+from procstat import cpu_seconds
 from weblens import Source, ToolResult, Toolset, define_tool
 from weblens.agent import Agent, ChatModel, ModelTurn, ToolCall, ToolResultEvent
 from weblens.agent.events import Usage
@@ -93,15 +93,6 @@ class SdkTypedModel(ChatModel):
                         turn.finish_reason = choice.finish_reason
         turn.tool_calls = [calls[i] for i in sorted(calls)]
         yield turn
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux /proc), 0 when unavailable."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # -- child processes -------------------------------------------------------------------

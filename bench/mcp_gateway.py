@@ -42,6 +42,7 @@ from typing import Any
 import httpx
 from mcp.client.client import Client
 
+from procstat import cpu_seconds
 from weblens.cache import Cache
 from weblens.config import Settings
 from weblens.runtime import Runtime
@@ -149,15 +150,6 @@ async def added_latency_ms(url: str, local: Toolset, tool: str) -> float:
             assert local_result.ok and not remote_result.is_error, (local_result.text, remote_result.content)
             pairs.append(over_mcp - in_process)
     return statistics.median(pairs) * 1e3
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux /proc), 0 when unavailable."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def calls_per_second(url: str, tool: str, pids: dict[str, int]) -> tuple[float, dict[str, float]]:
