@@ -22,8 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,69 +37,27 @@ from weblens.runtime import Runtime
 from weblens.search.models import SearchRequest
 from weblens.testing.providers import FakeBrave
 from weblens.testing.redis import INSTALL_HINT, RedisServer, redis_server_path
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from weblens.testing.replicas import Replicas
 
 
 @contextlib.contextmanager
 def replicas(count: int, brave: FakeBrave, rate: float, redis_url: str | None) -> Iterator[list[str]]:
     """`count` `weblens serve` processes; yields their base URLs once each answers."""
-    procs: list[subprocess.Popen[bytes]] = []
-    urls: list[str] = []
+    env = {
+        "BRAVE_API_KEY": brave.api_key,
+        "WEBLENS_BRAVE_BASE_URL": brave.url(),
+        "WEBLENS_BRAVE_REQUESTS_PER_SECOND": str(rate),
+        "WEBLENS_SEARCH_PROVIDER": "brave",
+        "WEBLENS_SEARCH_MAX_RETRY_AFTER_S": "10",
+        "WEBLENS_REDIS_URL": redis_url,
+    }
     with tempfile.TemporaryDirectory(prefix="weblens-fleet-") as tmp:
-        try:
-            for i in range(count):
-                port = _free_port()
-                env = {
-                    **os.environ,
-                    "BRAVE_API_KEY": brave.api_key,
-                    "WEBLENS_BRAVE_BASE_URL": brave.url(),
-                    "WEBLENS_BRAVE_REQUESTS_PER_SECOND": str(rate),
-                    "WEBLENS_SEARCH_PROVIDER": "brave",
-                    "WEBLENS_DATA_DIR": str(Path(tmp) / f"replica{i}"),  # no disk shared, as on separate hosts
-                    "WEBLENS_SEARCH_MAX_RETRY_AFTER_S": "10",
-                }
-                env.pop("WEBLENS_REDIS_URL", None)
-                if redis_url:
-                    env["WEBLENS_REDIS_URL"] = redis_url
-                log = (Path(tmp) / f"replica{i}.log").open("wb")
-                procs.append(subprocess.Popen(
-                    [sys.executable, "-m", "weblens", "serve", "--host", "127.0.0.1", "--port", str(port)],
-                    env=env, stdout=log, stderr=subprocess.STDOUT,
-                ))
-                log.close()
-                urls.append(f"http://127.0.0.1:{port}")
-            deadline = time.monotonic() + 180
-            for url in urls:
-                while True:
-                    try:
-                        if httpx.get(f"{url}/api/tools", timeout=1).status_code == 200:
-                            break
-                    except httpx.HTTPError:
-                        pass
-                    if time.monotonic() > deadline:
-                        raise RuntimeError(f"replica {url} did not start within 180 s:\n{_logs(tmp)}")
-                    time.sleep(0.2)
-            yield urls
-            warnings = [line for line in _logs(tmp).splitlines() if "WARNING" in line]
+        fleet = Replicas(count, Path(tmp), env, ready_path="/api/tools")
+        with fleet as started:
+            yield [replica.url for replica in started]
+            warnings = [line for line in fleet.logs().splitlines() if "WARNING" in line]
             if warnings:
                 print("  replicas warned:", *sorted(set(warnings))[:5], sep="\n    ")
-        finally:
-            for proc in procs:
-                proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-
-
-def _logs(folder: str) -> str:
-    return "\n".join(path.read_text(errors="replace") for path in sorted(Path(folder).glob("replica*.log")))
 
 
 async def burst(urls: list[str], searches: int, distinct: int) -> tuple[float, dict[str, int]]:
@@ -171,14 +127,10 @@ async def cached_overhead(redis_url: str, rounds: int) -> None:
           f"overhead {shared - local:+.3f} ms ({shared / local:.1f}x)")
 
 
-def chat_part(redis_url: str, args: argparse.Namespace) -> None:
-    """The chat-stream part of the issue's benchmark (60 streams, one replica killed with SIGKILL,
-    sessions in PostgreSQL): TODO, written on the fleet-pg branch as bench/fleet_chat.py; call it here."""
-    path = Path(__file__).with_name("fleet_chat.py")
-    if not path.exists():
-        print("chat streams: bench/fleet_chat.py is not here yet (fleet-pg branch)")
-        return
-    subprocess.run([sys.executable, str(path), "--redis-url", redis_url], check=False)
+def chat_part() -> None:
+    """The chat-stream part (60 streams, one replica killed with SIGKILL, sessions in
+    PostgreSQL) is bench/fleet_chat.py, run in its own process."""
+    subprocess.run([sys.executable, str(Path(__file__).with_name("fleet_chat.py"))], check=False)
 
 
 def main() -> None:
@@ -197,7 +149,7 @@ def main() -> None:
         redis.flush()
         run("with Redis", args, redis.url)
         run("without Redis (each replica its own limit and cache)", args, None)
-        chat_part(redis.url, args)
+        chat_part()
 
 
 if __name__ == "__main__":

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,6 +33,7 @@ from weblens import Settings
 from weblens.store.sessions import StoredMessage, open_session_store
 from weblens.testing.llm import ScriptedLLM, Turn
 from weblens.testing.postgres import INSTALL_HINT, PostgresServer
+from weblens.testing.replicas import Replicas
 
 REPLICAS = 3
 STREAMS = 60
@@ -53,43 +52,15 @@ def respond(body: dict[str, Any]) -> Turn:
     return Turn(text=answer_for(body["messages"][-1]["content"]), chunk_interval_s=CHUNK_INTERVAL_S)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_replica(index: int, database_url: str, model_url: str, root: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
+def replicas(database_url: str, model_url: str, root: Path) -> Replicas:
     env = {
-        **os.environ,
         "WEBLENS_DATABASE_URL": database_url,
         "WEBLENS_LLM_BASE_URL": model_url,
         "WEBLENS_LLM_MODEL": "scripted-model",
         "WEBLENS_LLM_TOOLS": "",
-        "WEBLENS_DATA_DIR": str(root / f"replica{index}"),
         "WEBLENS_CACHE_ENABLED": "false",
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "weblens", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    return process, f"http://127.0.0.1:{port}"
-
-
-async def wait_ready(url: str) -> None:
-    deadline = time.monotonic() + 240  # start-up imports take seconds each on a loaded 2-core machine
-    async with httpx.AsyncClient(timeout=5) as http:
-        while time.monotonic() < deadline:
-            try:
-                if (await http.get(url + "/ready")).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            await asyncio.sleep(0.2)
-    raise RuntimeError(f"replica {url} did not become ready")
+    return Replicas(REPLICAS, root, env, start_timeout_s=240)  # imports take seconds each when loaded
 
 
 async def one_stream(http: httpx.AsyncClient, url: str, question: str) -> dict[str, Any]:
@@ -202,20 +173,12 @@ async def main() -> None:
     with server, ScriptedLLM(responder=respond) as model, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         database_url = server.create_database()
-        replicas = [start_replica(i, database_url, model.base_url, root) for i in range(REPLICAS)]
-        try:
-            urls = [url for _, url in replicas]
-            await asyncio.gather(*(wait_ready(url) for url in urls))
-            started = time.perf_counter()
-            results = await chat_run(urls, replicas[0][0])
-            wall = time.perf_counter() - started
+        with replicas(database_url, model.base_url, root) as started:
+            urls = [replica.url for replica in started]
+            began = time.perf_counter()
+            results = await chat_run(urls, started[0].process)
+            wall = time.perf_counter() - began
             counts = await check_from_survivors(results, urls[1:])
-        finally:
-            for process, _ in replicas:
-                if process.poll() is None:
-                    process.terminate()
-            for process, _ in replicas:
-                process.wait(timeout=30)
         print(f"{STREAMS} chat streams over {REPLICAS} replicas sharing PostgreSQL, replica 0 SIGKILLed after "
               f"{KILL_AFTER_DONE} answers ({wall:.1f} s):")
         for name, count in counts.items():

@@ -4,12 +4,7 @@ leaves the rest answering."""
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,65 +15,28 @@ from weblens.testing import ServedApp
 from weblens.testing.balancer import RoundRobin
 from weblens.testing.llm import ScriptedLLM, Turn
 from weblens.testing.postgres import PostgresServer
+from weblens.testing.replicas import Replica, Replicas
 
 from .conftest import parse_sse
 
-START_S = 180.0  # three interpreters importing weblens at once on a loaded 2-core machine
-
-
-def _port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
 
 @pytest.fixture
-def replicas(
-    postgres_server: PostgresServer, llm: ScriptedLLM, tmp_path: Path
-) -> Iterator[list[tuple[subprocess.Popen[bytes], str]]]:
-    database_url = postgres_server.create_database()
-    started = []
-    for i in range(2):
-        port = _port()
-        env = {
-            **os.environ,
-            "WEBLENS_DATABASE_URL": database_url,
-            "WEBLENS_LLM_BASE_URL": llm.base_url,
-            "WEBLENS_LLM_MODEL": "scripted-model",
-            "WEBLENS_DATA_DIR": str(tmp_path / f"replica{i}"),
-            "WEBLENS_CACHE_ENABLED": "false",
-        }
-        process = subprocess.Popen(
-            [sys.executable, "-m", "weblens", "serve", "--port", str(port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        started.append((process, f"http://127.0.0.1:{port}"))
-    try:
-        for process, url in started:
-            deadline = time.monotonic() + START_S
-            while True:
-                assert process.poll() is None, "a replica exited at start-up"
-                try:
-                    if httpx.get(url + "/ready", timeout=5).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert time.monotonic() < deadline, "a replica never became ready"
-                time.sleep(0.2)
+def replicas(postgres_server: PostgresServer, llm: ScriptedLLM, tmp_path: Path) -> Iterator[list[Replica]]:
+    env = {
+        "WEBLENS_DATABASE_URL": postgres_server.create_database(),
+        "WEBLENS_LLM_BASE_URL": llm.base_url,
+        "WEBLENS_LLM_MODEL": "scripted-model",
+        "WEBLENS_CACHE_ENABLED": "false",
+    }
+    with Replicas(2, tmp_path, env) as started:  # 180 s: interpreters importing weblens at once
         yield started
-    finally:
-        for process, _ in started:
-            if process.poll() is None:
-                process.terminate()
-        for process, _ in started:
-            process.wait(timeout=30)
 
 
 @pytest.mark.timeout(400)
 async def test_replicas_share_sessions_and_survive_a_sigkill(
-    replicas: list[tuple[subprocess.Popen[bytes], str]], llm: ScriptedLLM
+    replicas: list[Replica], llm: ScriptedLLM
 ) -> None:
-    balancer = RoundRobin([url for _, url in replicas])
+    balancer = RoundRobin([replica.url for replica in replicas])
     front = ServedApp(balancer)
     llm.add(Turn(text="Saved once, seen everywhere."), Turn(text="Still here."))
     try:
@@ -91,9 +49,9 @@ async def test_replicas_share_sessions_and_survive_a_sigkill(
                 assert [m["content"] for m in body["messages"]] == ["hello fleet", "Saved once, seen everywhere."]
             assert balancer.served == [2, 1] or balancer.served == [1, 2]
 
-            replicas[0][0].send_signal(signal.SIGKILL)
-            replicas[0][0].wait(timeout=10)
-            survivor = replicas[1][1]
+            replicas[0].process.send_signal(signal.SIGKILL)
+            replicas[0].process.wait(timeout=10)
+            survivor = replicas[1].url
             follow_up = await http.post(
                 survivor + "/api/chat", json={"message": "and now?", "session_id": session_id}
             )

@@ -37,20 +37,33 @@ class SqliteSessions(SqlSessions):
     def _connect(self) -> sqlite3.Connection:
         if self._db is not None:
             return self._db
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self._db = self._open()
+                return self._db
+            except sqlite3.OperationalError as exc:
+                # switching a new file to WAL can fail at once, without waiting, while another
+                # process opens it too (replicas starting together): wait and try again
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise StorageError(f"the sessions file {self.path} cannot be opened: {exc}") from None
+                time.sleep(0.05)
+            except (sqlite3.Error, OSError) as exc:
+                raise StorageError(f"the sessions file {self.path} cannot be opened: {exc}") from None
+
+    def _open(self) -> sqlite3.Connection:
+        if not self._memory:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S)
         try:
-            if not self._memory:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(
-                str(self.path), check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S
-            )
             db.row_factory = sqlite3.Row
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA foreign_keys=ON")
             db.execute("PRAGMA synchronous=NORMAL")
             _migrate(db)
-        except (sqlite3.Error, OSError) as exc:
-            raise StorageError(f"the sessions file {self.path} cannot be opened: {exc}") from None
-        self._db = db
+        except BaseException:
+            db.close()
+            raise
         return db
 
     def connection(self) -> sqlite3.Connection:

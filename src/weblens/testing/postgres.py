@@ -13,12 +13,13 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 import uuid
 from pathlib import Path
+
+from weblens.testing.replicas import free_port
 
 __all__ = ["INSTALL_HINT", "PostgresServer"]
 
@@ -26,18 +27,13 @@ INSTALL_HINT = "PostgreSQL is not installed: `apt-get install -y postgresql` (De
 _START_TIMEOUT_S = 30.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
 
 class PostgresServer:
     """`start()` runs initdb and postgres; `stop()` stops it and removes its directory."""
 
     def __init__(self, bindir: Path) -> None:
         self.bindir = bindir
-        self.port = _free_port()
+        self.port = free_port()
         self.root = Path(tempfile.mkdtemp(prefix="weblens-pg-"))
         self.datadir = self.root / "data"
         self._user = "postgres" if os.geteuid() == 0 else None

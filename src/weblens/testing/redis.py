@@ -13,9 +13,12 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from weblens.testing.replicas import free_port
+
 __all__ = ["INSTALL_HINT", "RedisServer", "redis_server_path"]
 
 INSTALL_HINT = "redis-server is not installed: `apt-get install -y redis-server` (CI's .ci/run does this)"
+
 
 
 def redis_server_path() -> str | None:
@@ -23,12 +26,6 @@ def redis_server_path() -> str | None:
     return shutil.which("redis-server") or next(
         (str(p) for p in (Path("/usr/bin/redis-server"), Path("/usr/sbin/redis-server")) if p.exists()), None
     )
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class RedisServer:
@@ -39,7 +36,7 @@ class RedisServer:
         if binary is None:
             raise RuntimeError(INSTALL_HINT)
         self.binary = binary
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self._dir: tempfile.TemporaryDirectory[str] | None = None
         self._process: subprocess.Popen[bytes] | None = None
