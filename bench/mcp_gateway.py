@@ -4,14 +4,17 @@ Separate processes, so no event loop competes with the one being measured: the f
 upstreams (DuckDuckGo: `bench/rawfake.py`, 50 ms latency), the gateway (`weblens mcp
 --transport http`, as a user runs it), a bare MCP SDK server with one `echo` tool (the
 floor: the SDK's own streamable HTTP, served the same way), and this one, which drives
-the official MCP client. Prints medians of rounds, the variants interleaved:
+the official MCP client. Prints medians of rounds, the variants interleaved (ratios are
+medians of each round's figure over the echo's in the same round: this machine's speed drifts):
 
 - added latency of a `tools/call` over streamable HTTP, paired with the same
-  `web_search` made in-process just before it (target < 5 ms)
+  `web_search` made in-process just before it, next to a whole call of the bare echo
 - calls/s with 32 concurrent client sessions, with the CPU each process spends per call:
   the bare SDK `echo` (the floor), `web_search` with every query different (each call
   reaches the upstream), and a cached `web_search` (a second gateway with the cache on,
-  one repeated query: target >= 80 % of the echo's calls/s)
+  one repeated query: target >= 80 % of the echo's calls/s), each also with established
+  sessions (one call made before the clock, so a client's once-per-session work on its
+  first call, listing the tools and compiling the outputSchema, is left out)
 
     .venv/bin/python bench/mcp_gateway.py [--tool get_weather|think] [--rounds N]
 """
@@ -34,6 +37,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from itertools import count
 from types import ModuleType
@@ -42,7 +46,6 @@ from typing import Any
 import httpx
 from mcp.client.client import Client
 
-from procstat import cpu_seconds
 from weblens.cache import Cache
 from weblens.config import Settings
 from weblens.runtime import Runtime
@@ -50,18 +53,19 @@ from weblens.tools import default_toolset
 from weblens.toolset import Toolset
 
 
-def _load_rawfake() -> ModuleType:
-    """bench/rawfake.py (this directory is off sys.path, see above)."""
-    spec = importlib.util.spec_from_file_location("bench_rawfake", Path(__file__).resolve().parent / "rawfake.py")
+def _sibling(name: str) -> ModuleType:
+    """bench/<name>.py (this directory is off sys.path, see above)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", Path(__file__).resolve().parent / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-_rawfake = _load_rawfake()
+_rawfake = _sibling("rawfake")
+cpu_seconds = _sibling("procstat").cpu_seconds
 LATENCY_S = 0.05
-ROUNDS = 5
+ROUNDS = 12
 SEQUENTIAL_CALLS = 30
 CLIENTS = 32
 CALLS_PER_CLIENT = 10
@@ -152,9 +156,26 @@ async def added_latency_ms(url: str, local: Toolset, tool: str) -> float:
     return statistics.median(pairs) * 1e3
 
 
-async def calls_per_second(url: str, tool: str, pids: dict[str, int]) -> tuple[float, dict[str, float]]:
+async def call_latency_ms(url: str, tool: str) -> float:
+    """Median time of one whole `tools/call`, one after another in one session."""
+    async with Client(url) as client:
+        await client.call_tool(tool, arguments(tool))
+        times = []
+        for _ in range(SEQUENTIAL_CALLS):
+            started = time.perf_counter()
+            await client.call_tool(tool, arguments(tool))
+            times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1e3
+
+
+async def calls_per_second(
+    url: str, tool: str, pids: dict[str, int], *, warm: bool = False
+) -> tuple[float, dict[str, float]]:
     """CLIENTS sessions, each making CALLS_PER_CLIENT calls one after another.
 
+    Sessions are opened before the clock starts. `warm`: each also makes one call before it,
+    so what a client does once per session on its first call (list the tools, compile the
+    outputSchema it checks results with) is left out too.
     Returns calls/s and the CPU milliseconds per call of each process in `pids` and of this one.
     """
 
@@ -162,12 +183,13 @@ async def calls_per_second(url: str, tool: str, pids: dict[str, int]) -> tuple[f
 
     async def one_client(ready: asyncio.Barrier) -> None:
         async with Client(url) as client:
+            if warm:
+                await client.call_tool(name, arguments(tool))
             await ready.wait()
             for _ in range(CALLS_PER_CLIENT):
                 result = await client.call_tool(name, arguments(tool))
                 assert not result.is_error, result.content
 
-    # sessions are opened before the clock starts; the calls are what is measured
     ready = asyncio.Barrier(CLIENTS + 1)
     tasks = [asyncio.create_task(one_client(ready)) for _ in range(CLIENTS)]
     await ready.wait()
@@ -215,41 +237,61 @@ async def _measure(targets: dict[str, Target], tool: str, rounds: int, local: To
     for target in targets.values():
         await wait_until_up(target.url)
     added: list[float] = []
-    rates: dict[str, list[float]] = {name: [] for name in targets}
-    cpu: dict[str, dict[str, list[float]]] = {name: {} for name in targets}
+    echo_call: list[float] = []
+    rates: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, dict[str, list[float]]] = defaultdict(dict)
     for _ in range(rounds):
         added.append(await added_latency_ms(targets[tool].url, local, tool))
+        if ECHO in targets:
+            echo_call.append(await call_latency_ms(targets[ECHO].url, "echo"))
         for name, target in targets.items():  # interleaved, so load on the machine hits them alike
-            rate, cpu_ms = await calls_per_second(target.url, target.tool, target.pids)
-            rates[name].append(rate)
-            for process, ms in cpu_ms.items():
-                cpu[name].setdefault(process, []).append(ms)
-    print(f"MCP gateway, tools/call over streamable HTTP (upstream latency {LATENCY_S * 1e3:.0f} ms), "
-          f"medians of {rounds} rounds, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")
-    print(f"  {tool}: added latency over the in-process call  {statistics.median(added):7.2f} ms  (target < 5 ms)")
-    print(f"  calls/s with {CLIENTS} concurrent sessions:")
-    floor = statistics.median(rates[ECHO]) if ECHO in rates else None
-    for name in targets:
-        rate = statistics.median(rates[name])
-        share = f"  {rate / floor:5.0%} of the echo" if floor and name != ECHO else ""
-        print(f"    {name:<34} {rate:7.1f}{share}")
+            for warm in (False, True) if name in (ECHO, CACHED) else (False,):
+                rate, cpu_ms = await calls_per_second(target.url, target.tool, target.pids, warm=warm)
+                rates[name + WARM * warm].append(rate)
+                for process, ms in cpu_ms.items():
+                    cpu[name + WARM * warm].setdefault(process, []).append(ms)
+    print(
+        f"MCP gateway, tools/call over streamable HTTP (upstream latency {LATENCY_S * 1e3:.0f} ms), "
+        f"medians of {rounds} rounds, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:"
+    )
+    floor = f"; a whole bare SDK echo call takes {statistics.median(echo_call):.2f} ms" if echo_call else ""
+    print(f"  {tool}: added latency over the in-process call  {statistics.median(added):7.2f} ms{floor}")
+    print(f"  calls/s with {CLIENTS} concurrent sessions of {CALLS_PER_CLIENT} calls, opened before the clock starts")
+    print("  (established: each session made one call before it, so its first call's setup is left out):")
+    for name in rates:
+        echo = ECHO + WARM if name.endswith(WARM) else ECHO
+        share = ""
+        if echo in rates and name != echo:
+            # this machine's speed drifts by 2x within minutes: compare each round with the echo's in that round
+            share = f"  {per_round_ratio(rates[name], rates[echo]):5.0%} of the echo"
+        print(f"    {name:<46} {statistics.median(rates[name]):7.1f}{share}")
         print("      CPU ms per call: " + ", ".join(f"{p} {statistics.median(v):.2f}" for p, v in cpu[name].items()))
-    if floor and CACHED in rates:
+    if ECHO in rates and CACHED in rates:
         print("    (target: the cached web_search >= 80% of the echo)")
-        # the clients share the 2 cores: what the server itself spends per call bounds a server with cores to spare
-        server = {name: statistics.median(cpu[name]["gateway" if name != ECHO else "server"])
-                  for name in (ECHO, CACHED)}  # fmt: skip
-        print(f"  server CPU per call: the gateway's cached web_search {server[CACHED]:.2f} ms vs the bare echo "
-              f"{server[ECHO]:.2f} ms: {server[ECHO] / server[CACHED]:.0%} of the echo's calls per CPU-second")
+        for suffix in ("", WARM):
+            server = per_round_ratio(cpu[ECHO + suffix]["server"], cpu[CACHED + suffix]["gateway"])
+            clients = per_round_ratio(cpu[ECHO + suffix]["MCP clients"], cpu[CACHED + suffix]["MCP clients"])
+            print(
+                f"  CPU per call{suffix}, the echo's over the cached web_search's: server {server:.0%}, "
+                f"MCP clients {clients:.0%} (the {CLIENTS} clients share one process: their CPU bounds calls/s)"
+            )
         compile_ms = {name: await schema_compile_ms(targets[name].url, targets[name].tool.removeprefix("cached "))
                       for name in (ECHO, CACHED)}  # fmt: skip
-        print(f"  each MCP client session checks the outputSchema once: {compile_ms[CACHED]:.1f} ms CPU for "
-              f"web_search's vs {compile_ms[ECHO]:.1f} ms for echo's, "
-              f"{(compile_ms[CACHED] - compile_ms[ECHO]) / CALLS_PER_CLIENT:.2f} ms per call at "
-              f"{CALLS_PER_CLIENT} calls per session")
+        print(
+            f"  each MCP client session checks the outputSchema once: {compile_ms[CACHED]:.1f} ms CPU for "
+            f"web_search's vs {compile_ms[ECHO]:.1f} ms for echo's, "
+            f"{(compile_ms[CACHED] - compile_ms[ECHO]) / CALLS_PER_CLIENT:.2f} ms per call at "
+            f"{CALLS_PER_CLIENT} calls per session"
+        )
+
+
+def per_round_ratio(values: list[float], baseline: list[float]) -> float:
+    """The median over rounds of each round's value over the baseline measured in that same round."""
+    return statistics.median(value / base for value, base in zip(values, baseline, strict=True))
 
 
 ECHO = "echo, bare MCP SDK (the floor)"
+WARM = ", established"
 CACHED = "cached web_search"
 
 

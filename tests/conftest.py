@@ -42,6 +42,18 @@ def redis_server() -> Iterator[RedisServer]:
         yield server
 
 
+@pytest.fixture
+def own_redis_server() -> Iterator[RedisServer]:
+    """A redis-server of this test's own, started (the test may stop and restart it); skipped like the shared one."""
+    if redis_server_path() is None:
+        pytest.skip(INSTALL_HINT)
+    server = RedisServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 @pytest.fixture(params=["local", "redis"])
 def redis_url(request: pytest.FixtureRequest) -> str | None:
     """Each store test runs twice: local state (None) and a fresh, empty Redis (its URL)."""

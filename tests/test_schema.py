@@ -14,7 +14,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from weblens import define_tool
-from weblens.schema import DIALECTS, gemini_schema, inline_refs, strict_schema
+from weblens.schema import DIALECTS, compact_schema, gemini_schema, inline_refs, is_recursive, strict_schema
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -117,6 +117,77 @@ def test_mcp_export_has_input_and_output_schema() -> None:
     exported = TOOL.schema("mcp")
     assert exported["inputSchema"]["type"] == "object"
     assert exported["outputSchema"]["properties"]["urls"]["type"] == "array"
+
+
+class Rank(BaseModel):
+    provider: str
+    rank: int
+
+
+class Hit(BaseModel):
+    url: str
+    kind: Literal["page", "pdf"] | None = None
+    version: Literal["v1"] | None = None
+    found_by: list[Rank] | None = None
+    score: float | None = Field(default=None, description="fusion score")
+    either: int | str | None = None
+
+
+class Hits(BaseModel):
+    hits: list[Hit]
+    best: Hit | None = None
+
+
+HIT = {"url": "https://example.com/"}
+_INSTANCES: list[tuple[dict[str, Any], bool]] = [
+    ({"hits": []}, True),
+    ({"hits": [HIT], "best": None}, True),
+    ({"hits": [{**HIT, "kind": "pdf", "version": "v1", "found_by": [{"provider": "brave", "rank": 1}]}]}, True),
+    ({"hits": [{**HIT, "kind": None, "version": None, "found_by": None, "score": None, "either": None}]}, True),
+    ({"hits": [{**HIT, "score": 0.5, "either": "x"}], "best": HIT}, True),
+    ({"hits": [{**HIT, "kind": "video"}]}, False),
+    ({"hits": [{**HIT, "version": "v2"}]}, False),
+    ({"hits": [{**HIT, "found_by": [{"provider": "brave"}]}]}, False),
+    ({"hits": [{**HIT, "found_by": "brave"}]}, False),
+    ({"hits": [{**HIT, "score": "high"}]}, False),
+    ({"hits": [{**HIT, "either": 1.5}]}, False),
+    ({"hits": [{"kind": "pdf"}]}, False),
+    ({"hits": [HIT], "best": {"kind": "pdf"}}, False),
+    ({"hits": None}, False),
+]
+
+
+def test_compact_schema_accepts_exactly_what_the_original_accepts() -> None:
+    from jsonschema import Draft202012Validator
+
+    original = Hits.model_json_schema()
+    compact = compact_schema(original)
+    assert not _keys(compact) & {"$ref", "$defs"}
+    assert compact["properties"]["hits"]["items"]["properties"]["score"] == {
+        "default": None, "description": "fusion score", "title": "Score", "type": ["number", "null"],
+    }  # fmt: skip
+    assert compact["properties"]["hits"]["items"]["properties"]["kind"]["enum"] == ["page", "pdf", None]
+    Draft202012Validator.check_schema(compact)
+    for instance, valid in _INSTANCES:
+        assert Draft202012Validator(original).is_valid(instance) is valid, instance
+        assert Draft202012Validator(compact).is_valid(instance) is valid, instance
+
+
+def test_compact_schema_keeps_the_refs_of_a_recursive_model() -> None:
+    from jsonschema import Draft202012Validator
+
+    class Node(BaseModel):
+        name: str
+        children: list[Node] | None = None
+
+    schema = Node.model_json_schema()
+    assert is_recursive(schema) and not is_recursive(Hits.model_json_schema())
+    compact = compact_schema(schema)
+    assert compact["$defs"]["Node"]["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+
+    deep = {"name": "a", "children": [{"name": "b", "children": [{"name": "c", "children": None}]}]}
+    assert Draft202012Validator(compact).is_valid(deep)
+    assert not Draft202012Validator(compact).is_valid({"name": "a", "children": [{"children": []}]})
 
 
 def test_unknown_dialect_is_a_clear_error() -> None:

@@ -16,7 +16,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from weblens.tool import Tool
 
-__all__ = ["DIALECTS", "close_objects", "export", "gemini_schema", "inline_refs", "is_open", "strict_schema"]
+__all__ = [
+    "DIALECTS",
+    "close_objects",
+    "compact_schema",
+    "export",
+    "gemini_schema",
+    "inline_refs",
+    "is_open",
+    "is_recursive",
+    "strict_schema",
+]
 
 Schema = dict[str, Any]
 
@@ -104,6 +114,56 @@ def inline_refs(schema: Schema) -> Schema:
     return result
 
 
+def _ref_names(node: Any) -> set[str]:
+    """The `$defs` names that `node` refers to, at any depth."""
+    found: set[str] = set()
+    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    for child in children:
+        found |= _ref_names(child)
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        found.add(ref.removeprefix("#/$defs/"))
+    return found
+
+
+def is_recursive(schema: Schema) -> bool:
+    """True when some definition in `schema` refers to itself, directly or through others."""
+    edges = {name: _ref_names(node) for name, node in (schema.get("$defs") or {}).items()}
+
+    def cycles(name: str, path: tuple[str, ...]) -> bool:
+        return any(nxt in path or cycles(nxt, (*path, nxt)) for nxt in edges.get(name, ()))
+
+    return any(cycles(name, (name,)) for name in edges)
+
+
+_NOT_PER_TYPE = ("const", "anyOf", "oneOf", "allOf", "not", "$ref", "if")
+"""Keywords that constrain every type, so `type: [X, "null"]` could not stand for `anyOf [X, null]`."""
+
+
+def _nullable_as_type_list(node: Schema) -> None:
+    options = node.get("anyOf")
+    if not (isinstance(options, list) and len(options) == 2 and {"type": "null"} in options):
+        return
+    other = options[0] if options[1] == {"type": "null"} else options[1]
+    if not isinstance(other, dict) or not isinstance(other.get("type"), str) or set(other) & set(_NOT_PER_TYPE):
+        return
+    node.pop("anyOf")
+    for key, value in _make_nullable(copy.deepcopy(other)).items():
+        node.setdefault(key, value)  # the outer description and default say more than the inner ones
+
+
+def compact_schema(schema: Schema) -> Schema:
+    """A copy of `schema` that accepts the same instances with fewer subschemas: local refs
+    inlined (unless recursive) and `anyOf [X, null]` written `type: [X, "null"]`.
+
+    For MCP output schemas: a client compiles each tool's outputSchema once per session, and
+    jsonschema's 2020-12 metaschema costs ~0.2 ms of CPU per subschema (web_search's: 8 → 5 ms);
+    some clients also fail on `$ref` in an outputSchema."""
+    out = copy.deepcopy(schema) if is_recursive(schema) else inline_refs(schema)
+    _walk(out, _nullable_as_type_list)
+    return out
+
+
 def _nullable_for_gemini(node: Schema) -> None:
     options = node.get("anyOf")
     if isinstance(options, list):
@@ -189,7 +249,7 @@ def _mcp(tool: Tool[Any]) -> Schema:
         "inputSchema": _plain(tool.json_schema),
     }
     if tool.output_schema is not None:
-        declared["outputSchema"] = _plain(tool.output_schema)
+        declared["outputSchema"] = compact_schema(_plain(tool.output_schema))
     return declared
 
 

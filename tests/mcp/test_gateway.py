@@ -6,12 +6,14 @@ starting the subprocess costs seconds.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, ResourceLink, TextContent
@@ -46,6 +48,9 @@ async def check_lists_tools_with_both_schemas(client: Client, up: Upstreams) -> 
         assert tool.description
         assert tool.input_schema["type"] == "object"
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        # what a client compiles once per session: valid 2020-12, no `$ref` for it to resolve
+        Draft202012Validator.check_schema(tool.output_schema)
+        assert "$ref" not in json.dumps(tool.output_schema), tool.name
     assert listed["web_search"].input_schema["required"] == ["query"]
     assert listed["web_fetch"].input_schema["required"] == ["url"]
     weather = listed["get_weather"]

@@ -67,9 +67,9 @@ async def test_replicas_without_redis_each_keep_their_own_limit(brave: FakeBrave
 
 
 async def test_a_lost_redis_is_reported_and_searches_still_answer(
-    brave: FakeBrave, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    brave: FakeBrave, own_redis_server: RedisServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    server = RedisServer().start()
+    server = own_redis_server
     runtime = Runtime(_settings(brave, server.url, tmp_path, "r"))
     try:
         await runtime.readiness_checks["redis"]()
@@ -89,7 +89,6 @@ async def test_a_lost_redis_is_reported_and_searches_still_answer(
         await runtime.readiness_checks["redis"]()
     finally:
         await runtime.aclose()
-        server.stop()
 
 
 async def test_a_local_runtime_has_no_redis_check(tmp_path: Path) -> None:
