@@ -40,6 +40,7 @@ import subprocess
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from itertools import count
 from types import ModuleType
@@ -145,38 +146,48 @@ async def wait_until_up(url: str) -> None:
                 await asyncio.sleep(0.1)
 
 
-async def added_latency_ms(url: str, local: Toolset, tool: str) -> float:
-    """Median of paired differences: the MCP call minus the in-process call just before it."""
-    async with Client(url) as client:
-        await client.call_tool(tool, arguments(tool))  # warm up both paths
-        await local.call(tool, arguments(tool))
-        pairs = []
-        for _ in range(SEQUENTIAL_CALLS):
-            started = time.perf_counter()
-            local_result = await local.call(tool, arguments(tool))
-            in_process = time.perf_counter() - started
-            started = time.perf_counter()
-            remote_result = await client.call_tool(tool, arguments(tool))
-            over_mcp = time.perf_counter() - started
-            assert local_result.ok and not remote_result.is_error, (local_result.text, remote_result.content)
-            pairs.append(over_mcp - in_process)
+async def paired_difference_ms(
+    in_process: Callable[[], Awaitable[None]], over_mcp: Callable[[], Awaitable[None]]
+) -> float:
+    """Median of paired differences: `over_mcp` minus `in_process` timed just before it (both warmed up)."""
+    await over_mcp()
+    await in_process()
+    pairs = []
+    for _ in range(SEQUENTIAL_CALLS):
+        started = time.perf_counter()
+        await in_process()
+        local = time.perf_counter() - started
+        started = time.perf_counter()
+        await over_mcp()
+        pairs.append(time.perf_counter() - started - local)
     return statistics.median(pairs) * 1e3
+
+
+async def added_latency_ms(url: str, local: Toolset, tool: str) -> float:
+    """What the gateway adds: the MCP call minus the same call in-process."""
+
+    async def in_process() -> None:
+        result = await local.call(tool, arguments(tool))
+        assert result.ok, result.text
+
+    async with Client(url) as client:
+
+        async def over_mcp() -> None:
+            result = await client.call_tool(tool, arguments(tool))
+            assert not result.is_error, result.content
+
+        return await paired_difference_ms(in_process, over_mcp)
 
 
 async def bare_added_latency_ms(url: str) -> float:
-    """The bare SDK's own added latency for a call that waits: its `wait` tool sleeping the
-    upstream's latency, minus the same sleep in-process just before it (median of pairs)."""
+    """The bare SDK's own for a call that waits: its `wait` tool sleeping the upstream's latency,
+    minus the same sleep in-process."""
     async with Client(url) as client:
-        await client.call_tool("wait", {"seconds": LATENCY_S})
-        pairs = []
-        for _ in range(SEQUENTIAL_CALLS):
-            started = time.perf_counter()
-            await asyncio.sleep(LATENCY_S)
-            in_process = time.perf_counter() - started
-            started = time.perf_counter()
+
+        async def over_mcp() -> None:
             await client.call_tool("wait", {"seconds": LATENCY_S})
-            pairs.append(time.perf_counter() - started - in_process)
-    return statistics.median(pairs) * 1e3
+
+        return await paired_difference_ms(lambda: asyncio.sleep(LATENCY_S), over_mcp)
 
 
 async def calls_per_second(

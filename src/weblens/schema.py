@@ -114,16 +114,11 @@ def inline_refs(schema: Schema) -> Schema:
     return result
 
 
-def _ref_names(node: Any) -> set[str]:
-    """The `$defs` names that `node` refers to, at any depth."""
-    found: set[str] = set()
-    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-    for child in children:
-        found |= _ref_names(child)
-    ref = node.get("$ref") if isinstance(node, dict) else None
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        found.add(ref.removeprefix("#/$defs/"))
-    return found
+def _ref_names(schema: Schema) -> set[str]:
+    """The `$defs` names that `schema` refers to, at any depth."""
+    refs: list[Any] = []
+    _walk(schema, lambda node: refs.append(node.get("$ref")))
+    return {ref.removeprefix("#/$defs/") for ref in refs if isinstance(ref, str) and ref.startswith("#/$defs/")}
 
 
 def is_recursive(schema: Schema) -> bool:
@@ -147,8 +142,8 @@ def _nullable_as_type_list(node: Schema) -> None:
     other = options[0] if options[1] == {"type": "null"} else options[1]
     if not isinstance(other, dict) or not isinstance(other.get("type"), str) or set(other) & set(_NOT_PER_TYPE):
         return
-    node.pop("anyOf")
-    for key, value in _make_nullable(copy.deepcopy(other)).items():
+    node.pop("anyOf")  # `other` leaves the tree with it: it may be changed in place
+    for key, value in _make_nullable(other).items():
         node.setdefault(key, value)  # the outer description and default say more than the inner ones
 
 
