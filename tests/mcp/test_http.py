@@ -63,6 +63,9 @@ def test_token_required_when_set(gateway: Callable[..., str]) -> None:
     url = gateway(token=TOKEN)
     missing = post(url)
     assert missing.status_code == 401 and missing.headers["www-authenticate"].startswith("Bearer")
+    told = missing.json()["error_description"]  # what to set and what to send, not a bare "Authentication required"
+    assert "WEBLENS_MCP_TOKEN" in told and "Authorization: Bearer <token>" in told
+    assert "WEBLENS_MCP_TOKEN" in missing.headers["www-authenticate"]
     wrong = post(url, Authorization="Bearer not-the-token")
     assert wrong.status_code == 401
     assert TOKEN not in wrong.text and TOKEN not in missing.text

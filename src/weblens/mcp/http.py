@@ -47,6 +47,7 @@ from weblens.toolset import Toolset
 
 __all__ = [
     "MCP_PATH",
+    "UNAUTHORIZED",
     "McpHttp",
     "check_bind",
     "is_loopback",
@@ -88,6 +89,21 @@ class _StaticToken:
         if hmac.compare_digest(token.encode(), self._token):
             return AccessToken(token="", client_id=_TOKEN_CLIENT, scopes=[])
         return None
+
+
+UNAUTHORIZED = (
+    "Authentication required: send 'Authorization: Bearer <token>' with the token the server was started with "
+    "(WEBLENS_MCP_TOKEN)"
+)
+"""What a client without the right token reads (a 401's body and WWW-Authenticate), instead of
+the SDK's bare "Authentication required": which setting holds the token, which header carries it."""
+
+
+class _RequireToken(RequireAuthMiddleware):
+    """The SDK's bearer check, with a 401 that says how to authenticate."""
+
+    async def _send_auth_error(self, send: Send, status_code: int, error: str, description: str) -> None:
+        await super()._send_auth_error(send, status_code, error, UNAUTHORIZED if status_code == 401 else description)
 
 
 class _PostOnly:
@@ -165,7 +181,7 @@ def mcp_http_app(settings: Settings, *, toolset: Toolset, host: str | None = Non
     if settings.mcp.token is not None:
         verifier = _StaticToken(settings.mcp.token.get_secret_value())
         app = AuthenticationMiddleware(
-            RequireAuthMiddleware(app, required_scopes=[]), backend=BearerAuthBackend(verifier)
+            _RequireToken(app, required_scopes=[]), backend=BearerAuthBackend(verifier)
         )
     return McpHttp(app=app, lifespan=manager.run, session_manager=manager)
 
