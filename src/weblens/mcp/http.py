@@ -180,9 +180,7 @@ def mcp_http_app(settings: Settings, *, toolset: Toolset, host: str | None = Non
     app: ASGIApp = _PostOnly(StreamableHTTPASGIApp(manager))
     if settings.mcp.token is not None:
         verifier = _StaticToken(settings.mcp.token.get_secret_value())
-        app = AuthenticationMiddleware(
-            _RequireToken(app, required_scopes=[]), backend=BearerAuthBackend(verifier)
-        )
+        app = AuthenticationMiddleware(_RequireToken(app, required_scopes=[]), backend=BearerAuthBackend(verifier))
     return McpHttp(app=app, lifespan=manager.run, session_manager=manager)
 
 
