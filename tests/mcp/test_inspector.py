@@ -68,3 +68,15 @@ def test_http_list_and_call_with_token(inspector: str, http_url: str) -> None:
 def test_http_without_token_is_refused(inspector: str, http_url: str) -> None:
     code, out = run(inspector, http_url, "--transport", "http", "--method", "tools/list")
     assert code != 0 and "tools" not in str(out)[:200]
+
+
+def test_tool_schemas_are_portable(inspector: str, gateway_env: dict[str, str]) -> None:
+    """The Inspector lints every listed schema (type lists, remote refs, untyped nodes); --strict prints each."""
+    env_args = [arg for key, value in gateway_env.items() for arg in ("-e", f"{key}={value}")]
+    done = subprocess.run(
+        [inspector, "--cli", "--strict", *env_args, sys.executable, "-m", "weblens", "mcp", "--method", "tools/list"],
+        capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(json.loads(done.stdout)["tools"]) == 4
+    assert "Warning:" not in done.stderr and "Error:" not in done.stderr, done.stderr[-3000:]

@@ -4,6 +4,7 @@ it asked for (a client of protocol 2026-07-28 asks per request instead)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from weblens.testing.providers import FakeBrave
 # The client's set_logging_level is deprecated from protocol 2026-07-28 on; these tests speak the one before.
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 KEYS = ["brave-key-one-1111", "brave-key-two-2222"]
+STEP = ("info", "weblens.progress", "asking brave")
 
 
 class Heard:
@@ -26,9 +28,18 @@ class Heard:
     async def __call__(self, params: types.LoggingMessageNotificationParams) -> None:
         self.messages.append(params)
 
-    def take(self) -> list[tuple[str, str | None, str]]:
+    async def until(self, wanted: tuple[str, str, str]) -> list[tuple[str, str | None, str]]:
+        """Everything heard once `wanted` is: the client runs its callback apart from the call's result."""
+        for _ in range(500):
+            if wanted in self.take(clear=False):
+                break
+            await asyncio.sleep(0.01)
+        return self.take()
+
+    def take(self, clear: bool = True) -> list[tuple[str, str | None, str]]:
         taken = [(m.level, m.logger, str(m.data)) for m in self.messages]
-        self.messages.clear()
+        if clear:
+            self.messages.clear()
         return taken
 
 
@@ -61,6 +72,11 @@ async def test_a_warning_during_a_call_reaches_the_client_by_default(
     url = serve_http(pooled_settings(gateway_settings, pooled)).url()
     async with Client(url, mode="legacy", logging_callback=heard) as client:
         result = await client.call_tool("web_search", {"query": "lantern"})
+        for _ in range(500):
+            if heard.messages:
+                break
+            await asyncio.sleep(0.01)
+        await client.call_tool("get_weather", {"location": "Paris"})  # after it, nothing more can be on the way
     assert not result.is_error
     messages = heard.take()
     assert [(level, name) for level, name, _ in messages] == [("warning", "weblens.search")]
@@ -78,11 +94,11 @@ async def test_the_level_set_holds_for_the_stdio_session(
         await client.set_logging_level("error")
         refused = await client.call_tool("web_search", {"query": "one"})  # the key warning happens here
         assert not refused.is_error and len(pooled.requests) == 2
-        assert heard.take() == []  # below "error": neither the warning nor the steps
         await client.set_logging_level("info")
         result = await client.call_tool("web_search", {"query": "two"})
-    assert not result.is_error
-    assert ("info", "weblens.progress", "asking brave") in heard.take()
+        assert not result.is_error
+        # below "error", the first call sent neither the warning nor its steps (they would have come first)
+        assert await heard.until(STEP) == [STEP]
 
 
 async def test_a_current_client_opts_in_per_request(
@@ -93,7 +109,8 @@ async def test_a_current_client_opts_in_per_request(
     async with Client(url, log_level="info", logging_callback=heard) as client:
         assert client.protocol_version == "2026-07-28"
         await client.call_tool("web_search", {"query": "lantern"})
+        assert STEP in await heard.until(STEP)
     async with Client(url, logging_callback=silent) as client:
         await client.call_tool("web_search", {"query": "lantern"})
-    assert ("info", "weblens.progress", "asking brave") in heard.take()
+        await client.call_tool("get_weather", {"location": "Paris"})
     assert silent.take() == []

@@ -27,7 +27,7 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple, get_args
 
 import anyio
 import mcp.types as types
@@ -42,6 +42,7 @@ from weblens.context import ToolContext
 from weblens.progress import Progress, watching
 from weblens.redact import redact_text
 from weblens.result import ToolResult
+from weblens.schema import without_absent
 from weblens.tool import Tool
 from weblens.toolset import Toolset
 
@@ -77,7 +78,7 @@ PROGRESS_INTERVAL_S = 0.1
 """At most one progress notification per interval; in between only the latest step is kept."""
 GENERIC_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"result": {"description": "the tool's structured result, if any"}},
+    "description": "`result`: the tool's structured result, any JSON value (null if none)",
     "required": ["result"],
 }
 """For tools that declare no output model: their data is wrapped as `{"result": ...}`."""
@@ -115,8 +116,11 @@ def declare(tool: Tool[Any]) -> types.Tool:
     )
 
 
-def _structured(tool: Tool[Any], data: Any, text: str) -> tuple[Any, list[str]]:
-    """`data` as structuredContent, its large strings that the text already holds replaced."""
+def _structured(tool: Tool[Any], data: Any, text: str, schema: dict[str, Any] | None) -> tuple[Any, list[str]]:
+    """`data` as structuredContent: checked against `schema` (the declared outputSchema), a null
+    it declares as an absent property left out, its large strings that the text holds replaced."""
+    if tool.output_schema is not None:
+        data = without_absent(data, schema if schema is not None else declare(tool).output_schema or {})
     moved: list[str] = []
     if isinstance(data, dict):
         moved = [k for k, v in data.items() if isinstance(v, str) and len(v) >= LARGE_TEXT_CHARS and v in text]
@@ -127,8 +131,11 @@ def _structured(tool: Tool[Any], data: Any, text: str) -> tuple[Any, list[str]]:
     return data, moved
 
 
-def to_call_result(tool: Tool[Any], result: ToolResult) -> types.CallToolResult:
-    """A weblens result as an MCP result: text, structuredContent, sources as resource links."""
+def to_call_result(
+    tool: Tool[Any], result: ToolResult, output_schema: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    """A weblens result as an MCP result: text, structuredContent, sources as resource links.
+    `output_schema`: the tool's declared one, when the caller has it at hand."""
     from weblens.net.urls import web_url  # here: the `weblens.net` package loads httpx, which `initialize` never needs
 
     meta: dict[str, Any] = {
@@ -146,7 +153,7 @@ def to_call_result(tool: Tool[Any], result: ToolResult) -> types.CallToolResult:
         for source in result.sources
         if (link := web_url(source.url)) is not None
     )
-    structured, moved = _structured(tool, result.data, result.text)
+    structured, moved = _structured(tool, result.data, result.text, output_schema)
     if moved:
         meta[f"{META_PREFIX}in_text"] = moved
     return types.CallToolResult(content=content, structured_content=structured, is_error=False, _meta=meta)
@@ -157,6 +164,7 @@ LOG_LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)
 DEFAULT_LOG_LEVEL: types.LoggingLevel = "warning"
 """What a client that never sent `logging/setLevel` hears: a tool's warnings, not its every step."""
 PROGRESS_LOG_LEVEL: types.LoggingLevel = "info"
+PROGRESS_LOGGER = "weblens.progress"
 LOG_LEVEL_STATE = f"{META_PREFIX}log_level"
 """Where a connection's `logging/setLevel` is kept (the SDK's per-connection state)."""
 _LOG_BACKLOG = 100
@@ -245,10 +253,18 @@ class _CallReporter(logging.Handler):
             text = f"{self.dropped} more log message(s) of this call were not sent"
             logs.append(types.LoggingMessageNotificationParams(level="warning", logger=logger.name, data=text))
             self.dropped = 0
-        for params in logs:
-            await self.ctx.session.send_notification(
-                types.LoggingMessageNotification(params=params), related_request_id=self.ctx.request_id
-            )
+        with anyio.CancelScope(shield=True):  # taken from the queue: not lost when the call ends mid-way
+            for params in logs:
+                await self.ctx.session.send_notification(
+                    types.LoggingMessageNotification(params=params), related_request_id=self.ctx.request_id
+                )
+
+    async def send_pending(self) -> None:
+        """Send what is still waiting: the log messages, and the last step as one."""
+        progress, self.latest = self.latest, None
+        if progress is not None and PROGRESS_LOG_LEVEL in self.levels:
+            self._log(PROGRESS_LOG_LEVEL, PROGRESS_LOGGER, progress.message)
+        await self._send_logs()
 
     async def run(self) -> None:
         while True:
@@ -261,7 +277,7 @@ class _CallReporter(logging.Handler):
                     self.sent += 1  # progress must increase: count the steps, say the bytes in the message
                     await self.ctx.session.report_progress(self.sent, None, progress.message)
                 if PROGRESS_LOG_LEVEL in self.levels:
-                    self._log(PROGRESS_LOG_LEVEL, "weblens.progress", progress.message)
+                    self._log(PROGRESS_LOG_LEVEL, PROGRESS_LOGGER, progress.message)
                     await self._send_logs()
             await anyio.sleep(PROGRESS_INTERVAL_S)
 
@@ -288,10 +304,19 @@ async def _reporting(ctx: Any, params: types.CallToolRequestParams) -> AsyncIter
                     yield
             finally:
                 group.cancel_scope.cancel()
-        await reporter._send_logs()  # warnings logged at the end still arrive before the result
+        await reporter.send_pending()  # what was logged at the end still arrives before the result
     finally:
         source.removeHandler(reporter)
         _reporter.reset(token)
+
+
+class _Declared(NamedTuple):
+    """The gateway's tools, built once: their MCP declarations, input and output schemas by name."""
+
+    tools: Toolset
+    declared: list[types.Tool]
+    inputs: dict[str, dict[str, Any]]
+    outputs: dict[str, dict[str, Any] | None]
 
 
 ToolsetSource = Toolset | Callable[[], Toolset]
@@ -303,30 +328,31 @@ def create_server(tools: ToolsetSource, *, name: str = SERVER_NAME) -> Server[An
 
     Given a function, the toolset is built on the first `tools/list` or `tools/call`.
     """
-    built: list[tuple[Toolset, list[types.Tool], dict[str, dict[str, Any]]]] = []
+    built: list[_Declared] = []
 
-    def toolset() -> tuple[Toolset, list[types.Tool], dict[str, dict[str, Any]]]:
+    def toolset() -> _Declared:
         if not built:
             found = tools if isinstance(tools, Toolset) else tools()
             declared = [declare(tool) for tool in found]
-            built.append((found, declared, {tool.name: tool.input_schema for tool in declared}))
+            inputs = {tool.name: tool.input_schema for tool in declared}
+            built.append(_Declared(found, declared, inputs, {tool.name: tool.output_schema for tool in declared}))
         return built[0]
 
     if isinstance(tools, Toolset):
         toolset()
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=toolset()[1])
+        return types.ListToolsResult(tools=toolset().declared)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        found = toolset()[0]
-        tool = found.get(params.name)
+        found = toolset()
+        tool = found.tools.get(params.name)
         if tool is None:
-            known = ", ".join(found.names) or "(none)"
+            known = ", ".join(found.tools.names) or "(none)"
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool {params.name!r}; available: {known}")
         async with _reporting(ctx, params):
             result = await tool.execute(params.arguments or {}, ToolContext(agent_name="mcp"))
-        return to_call_result(tool, result)
+        return to_call_result(tool, result, found.outputs.get(tool.name))
 
     async def set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
         _connection_state(ctx)[LOG_LEVEL_STATE] = params.level
@@ -341,7 +367,7 @@ def create_server(tools: ToolsetSource, *, name: str = SERVER_NAME) -> Server[An
             version=__version__,
             instructions=INSTRUCTIONS,
             # A direct lookup: without it the SDK re-runs tools/list on every call to check Mcp-Param headers.
-            get_tool_input_schema=lambda tool_name: toolset()[2].get(tool_name),
+            get_tool_input_schema=lambda tool_name: toolset().inputs.get(tool_name),
             on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_set_logging_level=set_logging_level,
