@@ -234,7 +234,11 @@ class _CallReporter(logging.Handler):
         level = _mcp_level(record.levelno)
         if level not in self.levels:
             return
-        entry = (level, record.name, redact_text(record.getMessage()))
+        try:
+            entry = (level, record.name, redact_text(record.getMessage()))
+        except Exception:  # a record whose arguments do not fit its format: logging's own report
+            self.handleError(record)
+            return
         if threading.get_ident() == self.thread:
             self._log(*entry)
         else:  # a thread the call started (contextvars are copied into it): hand it to the loop
