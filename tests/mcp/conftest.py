@@ -187,8 +187,10 @@ def npm_tool(
     if not binary.exists():
         try:
             subprocess.run(
-                ["npm", "install", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=30000",
-                 "--prefix", str(prefix), package],
+                # --ignore-scripts: a dependency's install script must not touch the repository around the
+                # cache (the conformance suite's lefthook would install git hooks into it)
+                ["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--fetch-retries=1",
+                 "--fetch-timeout=30000", "--prefix", str(prefix), package],
                 capture_output=True, timeout=NPM_INSTALL_TIMEOUT_S, check=True,
             )  # fmt: skip
         except (subprocess.SubprocessError, OSError) as exc:
