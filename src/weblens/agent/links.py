@@ -53,6 +53,13 @@ def link_key(url: str) -> str | None:
     return None if sent is None else sent + resolved.hash
 
 
+def _resolved(url: str) -> str:
+    try:
+        return str(ada_url.URL(url, RESOLVE_BASE).href)
+    except ValueError:
+        return url
+
+
 def _may_become_url(token: str) -> bool:
     """A trailing word that holds, or may grow into, a URL (`htt`, `https:/`, `ww`)."""
     lowered = token.lower()
@@ -85,6 +92,8 @@ class LinkGuard:
     def __init__(self, allowed: Callable[[str], bool]) -> None:
         self.allowed = allowed
         self.flagged: list[str] = []
+        self.linked: list[str] = []
+        """The allowed destinations the text links to, resolved as a browser resolves them."""
         self._pending = ""
         self._shown = ""
         self._links = MarkdownLinks()
@@ -128,13 +137,15 @@ class LinkGuard:
     def _refused(self, region: str) -> list[Destination]:
         """The destinations written in `region` (after what was shown) that `allowed` refuses."""
         offset = len(self._shown)
-        found = self._links.destinations(self._shown + region)
-        return [d for d in found if (d.end > offset or d.start < 0) and not self._is_allowed(d)]
-
-    def _is_allowed(self, destination: Destination) -> bool:
-        if destination.kind == "linkify" and self.allowed(destination.words):
-            return True  # written as the user or a source wrote it (`www.` names are linked as http://)
-        return self.allowed(destination.url)
+        refused = []
+        for destination in self._links.destinations(self._shown + region):
+            if destination.end <= offset and destination.start >= 0:
+                continue  # shown before, and checked then
+            if not self.allowed(destination.url):
+                refused.append(destination)
+            elif (resolved := _resolved(destination.url)) not in self.linked:
+                self.linked.append(resolved)
+        return refused
 
     def _checked(self, region: str) -> str:
         for _ in range(MAX_REWRITES):

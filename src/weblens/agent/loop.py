@@ -281,6 +281,7 @@ class _Run:
             notice=notice,
             citations=check_citations(answer, self.book),
             flagged_urls=list(self.guard.flagged),
+            linked_urls=list(self.guard.linked),
         )
 
     async def _model_turn(
