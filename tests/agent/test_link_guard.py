@@ -117,3 +117,15 @@ async def test_a_ledger_url_with_a_tracking_parameter_or_userinfo_added_is_anoth
     ]
     assert done.linked_urls == [page] and answer.text == done.answer
     assert paths == ["/notes"]  # nothing the answer wrote was requested
+
+
+def test_code_stays_code_and_what_follows_a_closed_fence_is_checked() -> None:
+    text = (
+        'Example:\n\n```html\n<a href="https:/evil.example/in-code">x</a>\n\n[x](https:/evil.example/a)\n```\n\n'
+        "Then [y](https:/evil.example/b) and `[z](https:/evil.example/c)`.\n\n- a list item [w](//evil.example/w)\n"
+    )
+    for size in (1, 4, 9, len(text)):
+        shown, guard = guarded(text, set(), size)
+        assert rendered_targets(shown) == [], size
+        assert guard.flagged == ["https:/evil.example/b", "//evil.example/w"], size
+        assert '<a href="https:/evil.example/in-code">x</a>\n\n[x](https:/evil.example/a)\n```' in shown  # untouched

@@ -96,6 +96,10 @@ class LinkGuard:
         """The allowed destinations the text links to, resolved as a browser resolves them."""
         self._pending = ""
         self._shown = ""
+        self._restart = 0
+        """Where in the shown text parsing starts: the last top-level block a parse saw begin
+        (the blocks before it are closed, so they cannot change how later text parses)."""
+        self._next_restart = 0
         self._links = MarkdownLinks()
 
     def feed(self, text: str) -> str:
@@ -129,16 +133,21 @@ class LinkGuard:
     def _show(self, region: str) -> str:
         if not region:
             return ""
-        if _RISKY.search(region) or "[" in region:
-            region = self._checked(region)
+        if not _RISKY.search(region):  # plain prose and citation markers: nothing could link
+            self._shown += region
+            return region
+        region = self._checked(region)
         self._shown += region
+        self._restart = self._next_restart
         return region
 
     def _refused(self, region: str) -> list[Destination]:
         """The destinations written in `region` (after what was shown) that `allowed` refuses."""
-        offset = len(self._shown)
+        offset = len(self._shown) - self._restart
         refused = []
-        for destination in self._links.destinations(self._shown + region):
+        found = self._links.destinations(self._shown[self._restart :] + region)
+        self._next_restart = self._restart + self._links.last_block_start
+        for destination in found:
             if destination.end <= offset and destination.start >= 0:
                 continue  # shown before, and checked then
             if not self.allowed(destination.url):
@@ -151,7 +160,7 @@ class LinkGuard:
         for _ in range(MAX_REWRITES):
             refused = self._refused(region)
             if not refused:
-                return region
+                return region  # and `_next_restart` is where this text's last block begins
             rewritten = self._rewrite(region, refused)
             if rewritten is None:
                 break
@@ -159,6 +168,7 @@ class LinkGuard:
         region = _fenced(region)
         if self._refused(region):  # inside raw HTML that no blank line ends: nothing of it is shown
             region = "\n\n" + _code("[text removed: it held a link that could not be neutralised]") + "\n\n"
+        self._next_restart = self._restart  # parse from where this began next time
         return region
 
     def _flag(self, destination: Destination) -> None:
@@ -169,7 +179,7 @@ class LinkGuard:
     def _rewrite(self, region: str, refused: list[Destination]) -> str | None:
         """`region` with each refused destination made plain text; None when one cannot be located
         inside the region (it began in text already shown)."""
-        offset = len(self._shown)
+        offset = len(self._shown) - self._restart
         edits: list[tuple[int, int, str]] = []
         for destination in refused:
             self._flag(destination)

@@ -184,6 +184,8 @@ class MarkdownLinks:
             ruler = parser.inline.ruler
             ruler.at(name, _recording(ruler.__rules__[ruler.__find__(name)].fn))
         self._parser = parser
+        self.last_block_start = 0
+        """Where the last top-level block of the text last parsed begins (a line start)."""
 
     def destinations(self, text: str) -> list[Destination]:
         """Every destination in `text`, in the order written."""
@@ -200,7 +202,10 @@ class MarkdownLinks:
             )
 
         found: list[Destination] = []
-        for token in self._parser.parse(text):
+        tokens = self._parser.parse(text)
+        starts = [token.map[0] for token in tokens if token.level == 0 and token.map and token.nesting >= 0]
+        self.last_block_start = span([max(starts), max(starts)])[0] if starts else 0
+        for token in tokens:
             block_start, block_end = span(token.map)
             if token.type == "definition":
                 url = str((token.meta or {}).get("url", ""))
