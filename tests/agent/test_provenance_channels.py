@@ -128,3 +128,21 @@ async def test_sources_mode_fetches_search_results_and_a_fetch_s_final_url(
             answer = await ask("Storm stories?", [search, FetchTool(runtime)], url_provenance="sources")
 
     assert [r.outcome for r in answer.results] == ["ok", "ok", "ok"]
+
+
+def test_the_setting_takes_a_mode_and_still_reads_the_old_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic import ValidationError
+
+    for given, mode in (
+        ("sources", "sources"),
+        ("LINKS", "links"),
+        ("true", "links"),
+        ("false", "off"),
+        ("off", "off"),
+    ):
+        monkeypatch.setenv("WEBLENS_AGENT_URL_PROVENANCE", given)
+        assert Settings().agent.url_provenance == mode
+    assert Settings(agent={"url_provenance": False}).agent.url_provenance == "off"
+    monkeypatch.setenv("WEBLENS_AGENT_URL_PROVENANCE", "pages")
+    with pytest.raises(ValidationError, match="'off', 'links' or 'sources'"):
+        Settings()
