@@ -72,7 +72,7 @@ def test_every_spelling_a_renderer_resolves_elsewhere_is_flagged_and_shown_as_te
     for size in (1, 2, 5, 13):
         shown, guard = guarded(PAYLOADS, set(), size)
         assert shown == one_go, size  # however the deltas fall
-        assert rendered_targets(shown) == [], size
+        assert rendered_targets(shown) == [] and "```" not in shown, size  # rewritten in place
         assert len(guard.flagged) == 13 and guard.linked == []
         assert "https://evil.exa\tmple/t" in guard.flagged  # a browser drops the tab
     assert "`https:/evil.example/c`" in one_go and "`[r]: https:/evil.example/r`" in one_go
@@ -129,3 +129,10 @@ def test_code_stays_code_and_what_follows_a_closed_fence_is_checked() -> None:
         assert rendered_targets(shown) == [], size
         assert guard.flagged == ["https:/evil.example/b", "//evil.example/w"], size
         assert '<a href="https:/evil.example/in-code">x</a>\n\n[x](https:/evil.example/a)\n```' in shown  # untouched
+
+
+def test_an_image_whose_bang_arrives_alone_is_rewritten_in_place() -> None:
+    for size in (1, 2, 3):
+        shown, guard = guarded("Plain words. More at ![chart](https:/evil.example/x).", set(), size)
+        assert shown == "Plain words. More at chart (`https:/evil.example/x`).", size
+        assert guard.flagged == ["https:/evil.example/x"]

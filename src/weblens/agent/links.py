@@ -123,6 +123,8 @@ class LinkGuard:
         if risky is not None:  # from the start of its word: `https:` and `//x` are one URL
             word = max(buffer.rfind(space, done, risky.start()) for space in (" ", "\n", "\t"))
             return max(done, word + 1)
+        if buffer.endswith("!"):  # an image's `![` may follow
+            return max(done, len(buffer) - 1)
         if buffer.endswith(("[", "]")) or re.search(r"\[\d{0,3}\]?$", buffer[done:]):
             return max(done, buffer.rfind("["))  # `[1` or `[1]`: a marker, or a link's start
         trailing = re.search(r"\S*$", buffer)
