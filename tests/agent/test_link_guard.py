@@ -11,6 +11,8 @@ from html.parser import HTMLParser
 from typing import Any
 
 import ada_url
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from weblens.agent.links import LinkGuard, link_key
@@ -136,3 +138,26 @@ def test_an_image_whose_bang_arrives_alone_is_rewritten_in_place() -> None:
         shown, guard = guarded("Plain words. More at ![chart](https:/evil.example/x).", set(), size)
         assert shown == "Plain words. More at chart (`https:/evil.example/x`).", size
         assert guard.flagged == ["https:/evil.example/x"]
+
+
+def test_a_raw_tag_left_open_is_not_trusted() -> None:
+    """A browser reads an unfinished `<a href=…` on into the renderer's next tag."""
+    text = '<!-- x -->  <a href="https:/evil.example/a\n\nlater">text</a>'
+    shown, guard = guarded(text, set(), 3)
+    assert rendered_targets(shown) == [] and guard.flagged
+
+
+ATOMS = (
+    "[", "]", "(", ")", "<", ">", "!", "`", "```", "\n", "\n\n", " ", "\\", "&#58;", "https:", "//", "/",
+    "evil.example", "x", "[1]", ":", "> ", "- ", "    ", "<a href=", '"', "'", "<img src=", "www.", "@",
+    "https://ok.example/a", "?utm_source=S", "#", "\t", "<pre>", "</pre>", "*", "|", "---", "[r]: ", "&lt;",
+    "<!--", "-->",
+)  # fmt: skip
+
+
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(ATOMS), max_size=50), st.integers(min_value=1, max_value=12))
+def test_whatever_the_model_writes_and_however_it_streams_only_allowed_urls_render(atoms: list[str], size: int) -> None:
+    allowed = "https://ok.example/a"
+    shown, _ = guarded("".join(atoms), {allowed}, size)
+    assert all(link_key(target) == link_key(allowed) for target in rendered_targets(shown))

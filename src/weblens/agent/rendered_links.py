@@ -152,9 +152,15 @@ class _Attributes(HTMLParser):
 
 
 def html_urls(html: str) -> list[str]:
+    """The addresses raw HTML would make a browser follow or load. A tag left open at the end is
+    reported whole: a browser reads on into whatever the renderer writes next, so its attributes
+    cannot be known here."""
     parser = _Attributes()
     parser.feed(html)
+    unfinished = parser.rawdata  # what HTMLParser holds back: a tag with no `>` yet
     parser.close()
+    if re.match(r"<[A-Za-z]", unfinished):
+        parser.urls.append(unfinished.strip())
     return parser.urls
 
 
