@@ -105,7 +105,8 @@ class LinkGuard:
     def feed(self, text: str) -> str:
         """The part of the text so far that can be shown now, rewritten."""
         buffer = self._pending + text
-        cut = self._cut(buffer)
+        last_newline = self._pending.rfind("\n")
+        cut = self._cut(buffer, last_newline if last_newline >= 0 else len(self._pending))
         self._pending = buffer[cut:]
         return self._show(buffer[:cut])
 
@@ -114,10 +115,11 @@ class LinkGuard:
         rest, self._pending = self._pending, ""
         return self._show(rest)
 
-    def _cut(self, buffer: str) -> int:
+    def _cut(self, buffer: str, new: int) -> int:
         """How much of `buffer` can go out: whole paragraphs, then the open one up to where a
-        link could start (or a trailing word that could grow into a URL)."""
-        ends = [blank.end() - 1 for blank in _BLANK_LINE.finditer(buffer)]
+        link could start (or a trailing word that could grow into a URL). What was held before
+        holds no blank line, so one is looked for only from its last newline (`new`) on."""
+        ends = [blank.end() - 1 for blank in _BLANK_LINE.finditer(buffer, new)]
         done = ends[-1] if ends else 0  # the last newline goes with the open block
         risky = _RISKY.search(buffer, done)
         if risky is not None:  # from the start of its word: `https:` and `//x` are one URL
