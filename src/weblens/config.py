@@ -12,7 +12,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlsplit
 
 from dotenv import dotenv_values
@@ -286,6 +286,17 @@ class LlmConfig(BaseModel):
     tools: CommaList = Field(default_factory=lambda: ["get_weather", "web_search", "web_fetch"])
 
 
+def _provenance_mode(value: Any) -> Any:
+    """`true`/`false` (the setting was a switch before it had modes) mean `links`/`off`."""
+    if isinstance(value, bool):
+        return "links" if value else "off"
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        return {"true": "links", "1": "links", "yes": "links", "on": "links", "false": "off", "0": "off",
+                "no": "off"}.get(lowered, lowered)  # fmt: skip
+    return value
+
+
 class AgentConfig(BaseModel):
     """Limits and guarantees of one agent run (an answer); MCP clients are not affected."""
 
@@ -296,9 +307,13 @@ class AgentConfig(BaseModel):
     max_calls_per_step: int = Field(
         default=8, ge=1, description="tool calls run per model step; the model is told about the ones beyond"
     )
-    url_provenance: bool = Field(
-        default=True,
-        description="fetch only URLs the user wrote or an earlier tool result of the session contained",
+    url_provenance: Annotated[Literal["off", "links", "sources"], BeforeValidator(_provenance_mode)] = Field(
+        default="links",
+        description=(
+            "which URLs tools may fetch inside an answer: links = the user's and any URL in an earlier tool "
+            "result; sources = the user's and the sources tools returned (search results, fetched pages' final "
+            "URLs), not links inside page text; off = any URL"
+        ),
     )
 
     @field_validator("max_uses")

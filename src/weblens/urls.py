@@ -1,7 +1,9 @@
 """URLs in text, and one canonical form for telling two spellings of the same page apart.
 
 `canonical_url` is the key two URLs are compared by wherever weblens asks "is this the
-same page?": the agent's URL provenance and source ledger, and search fusion's dedupe.
+same page?": the agent's source ledger (its numbering) and search fusion's dedupe. It never
+decides what may be fetched or linked: it drops exactly what carries data to a server, so URL
+provenance and the link guard compare what would be sent (`weblens.net.urls.sent_form`).
 It ignores what does not change the page — scheme (http/https) and host case, `www.`,
 default ports, user info, tracking parameters (`utm_*`, `fbclid`, ...), parameter
 order, a trailing slash, the fragment — and keeps everything else.

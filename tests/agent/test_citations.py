@@ -140,12 +140,13 @@ def test_urls_no_source_gave_become_plain_text_even_split_across_deltas() -> Non
         ]
 
 
-def test_only_what_could_still_be_a_url_is_held_back() -> None:
+def test_a_paragraph_streams_until_a_link_could_start_and_then_goes_out_whole_and_checked() -> None:
     guard = LinkGuard(lambda url: False)
-    assert guard.feed("Plain words go out at once. ") == "Plain words go out at once. "
-    assert guard.feed("Then https://made-up.exa") == "Then "
-    assert guard.feed("mple/x and ht") == "`https://made-up.example/x` and "
-    assert guard.flush() == "ht"
+    assert guard.feed("Plain words go out at once [1]. ") == "Plain words go out at once [1]. "
+    assert guard.feed("Then https:") == "Then "
+    assert guard.feed("//made-up.example/x and more") == ""  # held until the paragraph ends
+    assert guard.feed(" words.\n\nNext <") == "`https://made-up.example/x` and more words.\n\nNext "
+    assert guard.flush() == "<"
 
 
 # -- through the agent ----------------------------------------------------------------------------

@@ -129,6 +129,9 @@ class Done(BaseModel):
     """Every `[n]` marker of the answer, in order, with its check (see `CitationCheck`)."""
     flagged_urls: list[str] = Field(default_factory=list)
     """URLs the model wrote that no source or user message gave: shown as plain text, not links."""
+    linked_urls: list[str] = Field(default_factory=list)
+    """The URLs the answer links to or shows images from, each a ledger or user URL, as a browser
+    resolves them (`https://x.example/`): a renderer should make links only to these."""
 
 
 class ErrorEvent(BaseModel):

@@ -63,6 +63,7 @@ class _Transcript:
             sources=[s.model_dump(mode="json") for s in done.sources] if done is not None else [],
             citations=[c.model_dump(mode="json") for c in done.citations] if done is not None else [],
             flagged_urls=list(done.flagged_urls) if done is not None else [],
+            linked_urls=list(done.linked_urls) if done is not None else [],
             error=self.error.model_dump(mode="json", exclude={"type"}) if self.error is not None else None,
             usage=done.usage.model_dump() if done is not None else None,
         )

@@ -68,13 +68,15 @@ class StoredMessage(BaseModel):
     """The answer's `[n]` markers as checked after it was written (`weblens.agent.CitationCheck`)."""
     flagged_urls: list[str] = Field(default_factory=list)
     """URLs the model wrote that no source gave, shown as plain text."""
+    linked_urls: list[str] = Field(default_factory=list)
+    """The ledger and user URLs the answer links to (as a browser resolves them): the page links only these."""
     created_at: float = Field(default_factory=time.time)
 
     def checks(self) -> dict[str, Any] | None:
         """The citation checks as one JSON column (None when there are none)."""
-        if not self.citations and not self.flagged_urls:
+        if not self.citations and not self.flagged_urls and not self.linked_urls:
             return None
-        return {"citations": self.citations, "flagged_urls": self.flagged_urls}
+        return {"citations": self.citations, "flagged_urls": self.flagged_urls, "linked_urls": self.linked_urls}
 
 
 def title_from(text: str) -> str:
