@@ -249,6 +249,12 @@ class FetchConfig(BaseModel):
     extract_timeout: float = Field(
         default=10.0, gt=0, description="hard deadline, seconds, to read one downloaded page (its worker is killed)"
     )
+    worker_memory_mb: int | None = Field(
+        default=None,
+        ge=0,
+        description="memory a worker may allocate reading one page, MB; past it the page is too_large. "
+        "Default: half the machine's memory shared by the workers (256-2048 MB each); 0 = no limit",
+    )
 
 
 class CacheConfig(BaseModel):
