@@ -330,6 +330,12 @@ class ServerConfig(BaseModel):
     max_connections: int = Field(
         default=1000, gt=0, description="open client connections; lowered to fit the open-file limit"
     )
+    pending_max_messages: int = Field(
+        default=1_000, gt=0, description="chat messages kept in memory while storage fails; past it one is lost"
+    )
+    pending_max_mb: float = Field(
+        default=64.0, gt=0, description="MB of chat messages kept in memory while storage fails; past it one is lost"
+    )
 
 
 def _postgres_url(value: SecretStr | None) -> SecretStr | None:
