@@ -93,4 +93,4 @@ async def test_a_lost_redis_is_reported_and_searches_still_answer(
 
 async def test_a_local_runtime_has_no_redis_check(tmp_path: Path) -> None:
     async with Runtime(Settings(data_dir=tmp_path)) as runtime:
-        assert runtime.readiness_checks == {}
+        assert list(runtime.readiness_checks) == ["sqlite"]  # the sessions file only: no Redis

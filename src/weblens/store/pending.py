@@ -28,6 +28,7 @@ __all__ = ["MAX_BYTES", "MAX_MESSAGES", "RETRY_S", "PendingFullError", "PendingW
 RETRY_S = 2.0
 MAX_MESSAGES = 1_000
 MAX_BYTES = 64 * 1024 * 1024
+CHECK_FLUSH_S = 1.0
 log = logging.getLogger("weblens.sessions")
 
 
@@ -62,6 +63,7 @@ class PendingWrites(SessionStore):
         self._bytes = 0
         self._flushing = asyncio.Lock()
         self._retry: asyncio.Task[None] | None = None
+        self._flush_now: asyncio.Task[None] | None = None
 
     @property
     def waiting(self) -> int:
@@ -154,7 +156,16 @@ class PendingWrites(SessionStore):
         self._bytes = sum(w.size for w in self._waiting)
 
     async def check(self) -> None:
+        """Down while messages wait: the store answers reads but writes fail (a full disk, a read-only
+        database). A write is tried now, in the background, and waited for up to `CHECK_FLUSH_S`."""
         await self.store.check()
+        if not self._waiting:
+            return
+        if self._flush_now is None or self._flush_now.done():
+            self._flush_now = asyncio.get_running_loop().create_task(self._try_flush(), name="weblens session flush")
+        await asyncio.wait({self._flush_now}, timeout=CHECK_FLUSH_S)  # never cancelled: a write may be underway
+        if self._waiting:
+            raise StorageError(f"writes fail: {self.waiting} message(s) wait in memory to be saved")
 
     async def open(self) -> None:
         await self.store.open()
@@ -165,6 +176,8 @@ class PendingWrites(SessionStore):
             self._retry.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._retry
+        if self._flush_now is not None:
+            await asyncio.wait({self._flush_now})
         await self._try_flush()
         if self._waiting:
             log.warning("%d message(s) could not be saved before shutdown (storage failing)", self.waiting)
