@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 
 import pytest
 
 from weblens.cache import Cache
 from weblens.config import Settings
-from weblens.errors import TooLargeError
+from weblens.errors import TooLargeError, WeblensError
 from weblens.fetch import Fetcher
 from weblens.testing import Reply
 from weblens.testing.pages import ARTICLE_PARAGRAPHS, PageServer
@@ -100,3 +101,30 @@ async def test_workers_not_the_server_are_killed_first_under_memory_pressure(pag
             with open(f"/proc/{pid}/oom_score_adj") as score:
                 assert int(score.read()) == 1000 > server
         assert os.getpid() not in fetcher.workers.pids
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGKILL, signal.SIGSEGV], ids=["killed", "segfault"])
+async def test_a_worker_that_dies_on_a_page_is_an_error_for_that_page_and_the_next_reads(
+    pages: PageServer, signal_number: int
+) -> None:
+    """What the kernel's OOM killer or a crash in a C library does to a worker mid-page."""
+    pages.route("GET", "/wide", Reply(body=_wide_table(), content_type="text/html"))
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 1, "extract_timeout": 60, "timeout": 90})
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        await fetcher.workers.warm()
+        (pid,) = fetcher.workers.pids
+        reading = asyncio.create_task(fetcher.fetch(pages.url("/wide")))
+        while _rss_kib(pid) < 150 * 1024:  # it is building the page's tree
+            assert not reading.done()
+            await asyncio.sleep(0.02)
+        os.kill(pid, signal_number)
+        with pytest.raises(WeblensError) as caught:
+            await reading
+        message = caught.value.message
+        assert caught.value.code == "internal_error" and "worker process died" in message
+        assert signal.Signals(signal_number).name in message and "Traceback" not in message
+        page = await fetcher.fetch(pages.url("/article"))
+        assert ARTICLE_PARAGRAPHS[0] in page.content
+        os.kill(fetcher.workers.pids[0], signal.SIGKILL)  # dies while idle: the next page does not pay for it
+        page = await fetcher.fetch(pages.url("/article"), use_cache=False)
+        assert ARTICLE_PARAGRAPHS[0] in page.content
