@@ -62,6 +62,9 @@ T = TypeVar("T")
 
 _HEADER = struct.Struct("!Q")
 _READY = b"R"
+_TAKEN = b"T"
+"""A worker's word that it has read a call: a worker dead before it is not that call's doing."""
+_HANDOVER_TRIES = 3
 _START_TIMEOUT_S = 60.0
 """How long a new worker may take to say it is ready (the first start also boots the forkserver)."""
 _JOIN_TIMEOUT_S = 5.0
@@ -203,6 +206,7 @@ def _serve(sock: socket.socket, memory_bytes: int | None = None) -> None:
             call = _recv_exactly(sock, _HEADER.unpack(header)[0])
             if call is None:
                 return
+            sock.sendall(_TAKEN)
             answer = _answer(call, limit)
             sock.sendall(_HEADER.pack(len(answer)))
             sock.sendall(answer)
@@ -218,15 +222,15 @@ class _Worker:
         self.writer = writer
         self.loop = asyncio.get_running_loop()
 
-    async def send(self, payload: bytes) -> bool:
-        """Hand the worker a call; False if it had died while idle (its socket refuses the write)."""
+    async def hand_over(self, payload: bytes) -> bool:
+        """Hand the worker a call; False if it died before reading it (killed while idle, say)."""
         try:
             self.writer.write(_HEADER.pack(len(payload)))
             self.writer.write(payload)
             await self.writer.drain()
-        except (ConnectionError, OSError):
+            return await self.reader.readexactly(len(_TAKEN)) == _TAKEN
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
             return False
-        return not self.writer.is_closing()
 
     async def receive(self) -> bytes:
         (size,) = _HEADER.unpack(await self.reader.readexactly(_HEADER.size))
@@ -418,10 +422,14 @@ class WorkerPool(AsyncClosing):
         done = False
         try:
             async with asyncio.timeout(timeout):
-                while not await worker.send(payload):  # died while idle, unseen yet: not this call's doing
+                for _ in range(_HANDOVER_TRIES):  # a worker that died before reading the call: another one
+                    if await worker.hand_over(payload):
+                        break
                     self._forget(worker)
                     self._count -= 1
                     worker = await self._acquire()
+                else:
+                    raise ConnectionError("no worker took the call")
                 answer = await worker.receive()
             if answer[:1] == _OVER_MEMORY:
                 raise WorkerMemoryError(
