@@ -249,6 +249,12 @@ class FetchConfig(BaseModel):
     extract_timeout: float = Field(
         default=10.0, gt=0, description="hard deadline, seconds, to read one downloaded page (its worker is killed)"
     )
+    worker_memory_mb: int | None = Field(
+        default=None,
+        ge=0,
+        description="memory a worker may allocate reading one page, MB; past it the page is too_large. "
+        "Default: half the machine's memory shared by the workers (256-2048 MB each); 0 = no limit",
+    )
 
 
 class CacheConfig(BaseModel):
@@ -338,6 +344,12 @@ class ServerConfig(BaseModel):
     )
     max_connections: int = Field(
         default=1000, gt=0, description="open client connections; lowered to fit the open-file limit"
+    )
+    pending_max_messages: int = Field(
+        default=1_000, gt=0, description="chat messages kept in memory while storage fails; past it one is lost"
+    )
+    pending_max_mb: float = Field(
+        default=64.0, gt=0, description="MB of chat messages kept in memory while storage fails; past it one is lost"
     )
 
 

@@ -21,6 +21,7 @@ from weblens.agent.loop import Agent
 from weblens.context import ToolContext
 from weblens.errors import NotFoundError
 from weblens.redact import redact_text
+from weblens.store.pending import PendingFullError
 from weblens.store.sessions import MessageStatus, SessionInfo, SessionStore, StorageError, StoredMessage
 
 __all__ = ["HISTORY_MESSAGES", "ChatService"]
@@ -79,6 +80,8 @@ def _for_model(message: StoredMessage) -> dict[str, str] | None:
 
 
 def _unsaved(what: str, exc: StorageError) -> str:
+    if isinstance(exc, PendingFullError):
+        return f"{what} could not be saved and is lost: {redact_text(exc.message)}. Storage is failing; copy it now."
     return (
         f"{what} could not be saved: {redact_text(exc.message)}. It is kept on this server and will be "
         "saved when storage works again."

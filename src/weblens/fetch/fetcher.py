@@ -29,7 +29,14 @@ from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
 from weblens.policy.domains import DomainPolicy
-from weblens.workers import WorkerCrashedError, WorkerPool, WorkerTimeoutError
+from weblens.workers import (
+    WorkerCrashedError,
+    WorkerMemoryError,
+    WorkerPool,
+    WorkerTimeoutError,
+    default_memory_mb,
+    default_size,
+)
 
 __all__ = ["WORKER_PRELOAD", "Fetcher", "fetch", "fetch_document", "worker_pool"]
 
@@ -42,8 +49,13 @@ READ_IN_WORKER_CHARS = 200_000
 
 
 def worker_pool(settings: Settings) -> WorkerPool:
-    """The pool `fetch.workers` asks for; no process starts before its first page."""
-    return WorkerPool(settings.fetch.workers, preload=WORKER_PRELOAD)
+    """The pool `fetch.workers` asks for, each worker under `fetch.worker_memory_mb`; no process
+    starts before its first page."""
+    size = settings.fetch.workers
+    memory = settings.fetch.worker_memory_mb
+    if memory is None:
+        memory = default_memory_mb(default_size() if size is None else size)
+    return WorkerPool(size, preload=WORKER_PRELOAD, memory_mb=memory)
 
 
 def _read_in_worker(read: Callable[..., Page]) -> Page:
@@ -213,6 +225,12 @@ class Fetcher(AsyncClosing):
                 retryable=False,
                 details={"url": got.final_url, "bytes": len(got.body), "extract_timeout_s": limit},
             ) from None
+        except WorkerMemoryError as exc:
+            raise WorkerMemoryError(
+                f"{done}; reading it needed more than the {exc.details['worker_memory_mb']} MB a worker may use "
+                "(fetch.worker_memory_mb), so it was stopped and its worker replaced",
+                details={**exc.details, "url": got.final_url, "bytes": len(got.body)},
+            ) from None
         except WorkerCrashedError as exc:
             raise WeblensError(f"{done}; {exc.message} while extracting its text") from None
 
@@ -231,6 +249,8 @@ class Fetcher(AsyncClosing):
                 f"took longer than {limit:g} s, so it was stopped",
                 retryable=False,
             ) from None
+        except WorkerMemoryError as exc:
+            raise WorkerMemoryError(f"reading {document.final_url}: {exc.message}", details=exc.details) from None
         except WorkerCrashedError as exc:
             raise WeblensError(f"reading {document.final_url}: {exc.message}") from None
 
@@ -311,9 +331,7 @@ async def fetch_document(
 ) -> tuple[Document, bool]:
     """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
     async with _using(fetcher, settings, client, cache, resolver) as using:
-        return await using.document(
-            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache
-        )
+        return await using.document(url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache)
 
 
 async def fetch(

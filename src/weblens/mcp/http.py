@@ -7,6 +7,8 @@
 - requires `Authorization: Bearer <token>` when a token is set (the SDK's bearer
   middleware, with a constant-time comparison);
 - refuses request bodies over `mcp.max_body_bytes` with 413;
+- answers a request whose `id` is not a string or an integer with `-32600 Invalid Request`
+  (the SDK would take it for a notification and never reply);
 - keeps no session between requests (stateless streamable HTTP): each POST is served on
   its own, so memory does not grow with the clients that ever said `initialize`, and
   replicas behind a load balancer need not stick a client to one of them. Progress
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import json
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -37,7 +40,7 @@ from starlette.applications import Starlette
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError
@@ -121,6 +124,57 @@ class _PostOnly:
         await self.app(scope, receive, send)
 
 
+def _bad_id(message: object) -> bool:
+    """A message carrying an `id` that is not a string or an integer (MCP: never null, never a float)."""
+    if not isinstance(message, dict) or "id" not in message:
+        return False
+    value = message["id"]
+    return not isinstance(value, str | int) or isinstance(value, bool)
+
+
+class _ValidIds:
+    """The SDK reads a request whose `id` is a float, an object, null or NaN as a notification:
+    202 and no answer, so its client waits forever. Here such a message is JSON-RPC's
+    `-32600 Invalid Request`. The body is read (up to `max_bytes`, the SDK's own 413 beyond)
+    and handed on unchanged."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        messages: list[Message] = []
+        size = 0
+        more = True
+        while more and size <= self.max_bytes:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            more = message.get("more_body", False)
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        if not more and size <= self.max_bytes:
+            body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+            try:
+                parsed = json.loads(body)
+            except (ValueError, RecursionError):  # the SDK answers what is not JSON
+                parsed = None
+            batch = parsed if isinstance(parsed, list) else [parsed]
+            if any(_bad_id(item) for item in batch):
+                error = {"code": -32600, "message": "Invalid Request: id must be a string or an integer"}
+                reply = {"jsonrpc": "2.0", "id": None, "error": error}
+                await JSONResponse(reply, status_code=400)(scope, replay, send)
+                return
+        await self.app(scope, replay, send)
+
+
 def is_loopback(host: str) -> bool:
     """True for 127.0.0.0/8, ::1 and localhost: addresses other machines cannot reach."""
     if host.strip("[]") == "localhost":
@@ -177,7 +231,7 @@ def mcp_http_app(settings: Settings, *, toolset: Toolset, host: str | None = Non
         security_settings=security_settings(host, settings),
         max_request_body_size=settings.mcp.max_body_bytes,
     )
-    app: ASGIApp = _PostOnly(StreamableHTTPASGIApp(manager))
+    app: ASGIApp = _PostOnly(_ValidIds(StreamableHTTPASGIApp(manager), settings.mcp.max_body_bytes))
     if settings.mcp.token is not None:
         verifier = _StaticToken(settings.mcp.token.get_secret_value())
         app = AuthenticationMiddleware(_RequireToken(app, required_scopes=[]), backend=BearerAuthBackend(verifier))

@@ -127,10 +127,16 @@ def open_session_store(settings: Settings) -> SessionStore:
     """PostgreSQL when `database_url` is set, else SQLite at `settings.sessions_path`; opened on first use."""
     from weblens.store.pending import PendingWrites
 
+    store: SessionStore
     if settings.database_url is not None:
         from weblens.store.postgres_sessions import PostgresSessions
 
-        return PendingWrites(PostgresSessions(settings.database_url.get_secret_value()))
-    from weblens.store.sqlite_sessions import SqliteSessions
+        store = PostgresSessions(settings.database_url.get_secret_value())
+    else:
+        from weblens.store.sqlite_sessions import SqliteSessions
 
-    return PendingWrites(SqliteSessions(settings.sessions_path))
+        store = SqliteSessions(settings.sessions_path)
+    bound = settings.server
+    return PendingWrites(
+        store, max_messages=bound.pending_max_messages, max_bytes=int(bound.pending_max_mb * 1_048_576)
+    )
