@@ -479,5 +479,6 @@ def create_app(
     app.state.toolset = tools
     app.state.sessions = store
     app.state.chat = chat
+    app.state.end_answers = api.answers.runs.aclose  # for the server: answers' streams end at Ctrl-C, not after it
     return app
 
