@@ -109,6 +109,19 @@ async def send(page: Any, text: str) -> None:
     await page.press("#input", "Enter")
 
 
+async def stopped_midway(browser: Browser, server: Any, question: str, *, shown: int) -> tuple[Any, Any]:
+    """Ask `question` on a new page and press Stop once `shown` characters of the answer are on screen;
+    the page and its stopped answer."""
+    page = await browser.page()
+    await page.goto(server.url("/"))
+    await send(page, question)
+    await page.wait_for_function(TEXT_LONGER_THAN, arg=shown)
+    await page.click("#stop")
+    stopped = page.locator(".msg.assistant.stopped")
+    await stopped.wait_for()
+    return page, stopped
+
+
 async def test_an_answer_streams_then_renders_as_safe_markdown_with_linked_citations(
     browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings], images: Any
 ) -> None:
@@ -226,15 +239,8 @@ async def test_stop_cancels_the_answer_and_keeps_what_was_written(
 ) -> None:
     server = serve(make_settings())
     llm.add(Turn(text="word " * 300, chunk_interval_s=0.04))
-    page = await browser.page()
-    await page.goto(server.url("/"))
-    await send(page, "tell me a long story")
-    await page.wait_for_function(TEXT_LONGER_THAN, arg=30)
+    page, stopped = await stopped_midway(browser, server, "tell me a long story", shown=30)
 
-    await page.click("#stop")
-
-    stopped = page.locator(".msg.assistant.stopped")
-    await stopped.wait_for()
     assert "Stopped" in await stopped.locator(".status").text_content()
     kept = await stopped.locator(".text").text_content()
     assert kept.startswith("word word") and len(kept) < len("word " * 300)
@@ -432,15 +438,8 @@ async def test_a_stopped_answer_keeps_its_citation_links_and_sources(
         Turn(tool_calls=[call("web_search", {"query": "AI news"})]),
         Turn(text="The big story is a new open model [1]." + " word" * 400, chunk_interval_s=0.04),
     )
-    page = await browser.page()
-    await page.goto(server.url("/"))
-    await send(page, "What is new?")
-    await page.wait_for_function(TEXT_LONGER_THAN, arg=60)
+    page, stopped = await stopped_midway(browser, server, "What is new?", shown=60)
 
-    await page.click("#stop")
-
-    stopped = page.locator(".msg.assistant.stopped")
-    await stopped.wait_for()
     for _ in range(2):  # as it stopped, and as saved (after a reload)
         cite = stopped.locator("a.cite")
         assert await cite.count() == 1 and await cite.get_attribute("href") == "https://news.example/ai"

@@ -159,3 +159,14 @@ def test_a_terminal_gets_a_banner_rendered_markdown_and_unverified_citations_mar
     assert mon.split() == ["Mon", "-3", "4"]  # a table's row, not a line of pipes
     assert "print('wrap up')" in shown and "That is all.\n\nSources:\n[1] Open-Meteo: weather for 北京" in shown
     assert "⚠ [1] not verified: the quoted passage was not found in the source" in run.err
+
+
+def test_piped_the_answer_stays_markdown_and_unverified_citations_go_to_stderr(llm: ScriptedLLM) -> None:
+    llm.add(Turn(tool_calls=[call("get_weather", {"location": "北京"})]), Turn(text=MARKDOWN_ANSWER))
+
+    result = runner.invoke(app, ["chat", "北京冷吗？"])
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(MARKDOWN_ANSWER + "\n\nSources:\n[1] Open-Meteo")
+    assert "⚠ [7] not verified: no such source: “See.”" in result.stderr
+    assert "not verified" not in result.stdout

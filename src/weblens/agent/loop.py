@@ -24,16 +24,7 @@ from typing import Any, Protocol
 
 from weblens.agent.budget import DEFAULT_MAX_CALLS_PER_STEP, RunBudget
 from weblens.agent.citations import SourceBook
-from weblens.agent.events import (
-    AgentEvent,
-    CitedSource,
-    Delta,
-    Done,
-    ErrorEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    Usage,
-)
+from weblens.agent.events import AgentEvent, CitedSource, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent, Usage
 from weblens.agent.links import LinkGuard
 from weblens.agent.llm import ModelTurn, ToolCall
 from weblens.agent.provenance import UrlProvenance
