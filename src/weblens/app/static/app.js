@@ -11,8 +11,8 @@ const $ = (id) => document.getElementById(id);
 
 const DISMISSED = "weblens.banner.dismissed";
 
-/** Show `parts` in the banner with a button that dismisses it; `key` remembers the dismissal
- * (this browser, until the message changes) so the same advice does not come back on each load. */
+/** Show `parts` in the banner with a button that dismisses it; a dismissed banner with a `key`
+ * stays dismissed in this browser, so the same advice does not come back on each load. */
 function showBanner(parts, key = "") {
   const banner = $("banner");
   if (key && localStorage.getItem(DISMISSED) === key) {
@@ -132,17 +132,20 @@ function connectHelp(status) {
 
 /** What an empty conversation says: who answers and how, or what works without a model. */
 function emptyState(status) {
-  const tools = status.tools.length ? status.tools.join(", ") : "no web tools";
   if (status.chat) {
+    const how = status.tools.length
+      ? `searching and reading the web with ${status.tools.join(", ")}, and cites its sources as [1], [2]…`
+      : "from what it knows: no web tools are available";
     return [
       el("h2", null, "Ask anything"),
-      el("p", null, `${status.model} answers, searching and reading the web with ${tools}, and cites its sources as [1], [2]…`),
+      el("p", null, `${status.model} answers, ${how}`),
       el("p", "muted", "Enter sends, Shift+Enter starts a new line, Esc stops an answer."),
     ];
   }
   return [
     el("h2", null, "Chat is off until a model is connected"),
     el("p", null, "The Tools panel works now: run a search, fetch a page or get the weather, and see exactly what a model would read."),
+    el("p", "muted", "weblens serve prints the settings that connect a model when it starts."),
   ];
 }
 
