@@ -224,13 +224,22 @@ def _daily(raw: dict[str, Any], days: int) -> list[DailyForecast]:
     return out
 
 
+_UNIT_SYMBOLS = {"mp/h": "mph", "inch": "in"}
+"""Open-Meteo's unit labels that are not how people write them ("0 inch", "5 mp/h")."""
+
+
+def _unit(raw: dict[str, Any], variable: str, fallback: str) -> str:
+    label = str(raw.get(variable) or fallback)
+    return _UNIT_SYMBOLS.get(label, label)
+
+
 def _units(raw: dict[str, Any], system: UnitSystem) -> Units:
-    fallback = Units() if system == "metric" else Units(temperature="°F", wind_speed="mph", precipitation="inch")
+    fallback = Units() if system == "metric" else Units(temperature="°F", wind_speed="mph", precipitation="in")
     return Units(
-        temperature=str(raw.get("temperature_2m") or fallback.temperature),
-        wind_speed=str(raw.get("wind_speed_10m") or fallback.wind_speed),
-        precipitation=str(raw.get("precipitation") or fallback.precipitation),
-        humidity=str(raw.get("relative_humidity_2m") or fallback.humidity),
+        temperature=_unit(raw, "temperature_2m", fallback.temperature),
+        wind_speed=_unit(raw, "wind_speed_10m", fallback.wind_speed),
+        precipitation=_unit(raw, "precipitation", fallback.precipitation),
+        humidity=_unit(raw, "relative_humidity_2m", fallback.humidity),
     )
 
 

@@ -128,3 +128,45 @@ def test_without_a_model_it_shows_how_to_connect_one() -> None:
     assert result.exit_code == 1
     for name in ("OpenAI:", "Ollama:", "vLLM:"):
         assert name in result.stderr
+
+
+MARKDOWN_ANSWER = (
+    "## Beijing today\n\nIt is **cold** [1], and the paper says \"never this cold\" [1]. See [7].\n\n"
+    "| day | low | high |\n|---|---|---|\n| Mon | -3 | 4 |\n\n```python\nprint('wrap up')\n```\n\nThat is all."
+)
+
+
+def test_a_terminal_gets_a_banner_rendered_markdown_and_unverified_citations_marked(
+    terminal: Callable[..., Any],
+) -> None:
+    with ScriptedLLM() as llm, FakeOpenMeteo() as meteo:
+        llm.add(Turn(tool_calls=[call("get_weather", {"location": "北京"})]), Turn(text=MARKDOWN_ANSWER))
+        run = terminal("chat", env=chat_env(llm, meteo.url()))
+        run.expect("you> ")
+        assert "weblens chat · model scripted-model · tools: get_weather · exit or Ctrl-D quits" in run.err
+        run.type("北京冷吗？\n")
+        run.expect("⚠ [7] not verified: no such source: “See.”\nyou> ")  # the answer's end, then the prompt
+        answered = len(run.out)
+        run.type("\x04")  # Ctrl-D at the prompt
+        assert run.wait() == 0
+        assert run.out[answered:] == "\n"  # the prompt's line is ended: the shell's prompt starts on its own
+
+    shown = "\n".join(run.screen()).strip()
+    for raw in ("##", "**", "|---", "```"):
+        assert raw not in shown, (raw, shown)
+    assert "Beijing today" in shown and "It is cold [1]" in shown
+    mon = next(line for line in shown.splitlines() if "Mon" in line)
+    assert mon.split() == ["Mon", "-3", "4"]  # a table's row, not a line of pipes
+    assert "print('wrap up')" in shown and "That is all.\n\nSources:\n[1] Open-Meteo: weather for 北京" in shown
+    assert "⚠ [1] not verified: the quoted passage was not found in the source" in run.err
+
+
+def test_piped_the_answer_stays_markdown_and_unverified_citations_go_to_stderr(llm: ScriptedLLM) -> None:
+    llm.add(Turn(tool_calls=[call("get_weather", {"location": "北京"})]), Turn(text=MARKDOWN_ANSWER))
+
+    result = runner.invoke(app, ["chat", "北京冷吗？"])
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(MARKDOWN_ANSWER + "\n\nSources:\n[1] Open-Meteo")
+    assert "⚠ [7] not verified: no such source: “See.”" in result.stderr
+    assert "not verified" not in result.stdout

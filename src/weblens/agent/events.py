@@ -109,6 +109,8 @@ class ToolResultEvent(BaseModel):
     result_count: int | None = None
     repeated: bool = False
     """Answered from an earlier identical call instead of running again."""
+    sources: list[CitedSource] = Field(default_factory=list)
+    """The result's sources with the numbers the answer cites them by (kept when the answer is cut short)."""
 
 
 class Done(BaseModel):

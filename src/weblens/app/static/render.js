@@ -154,6 +154,7 @@ export function enhanceCode(root) {
       }
       setTimeout(() => { button.textContent = "Copy"; }, 1500);
     });
+    pre.classList.add("has-copy"); // room above the code for the button
     pre.append(button);
   }
 }
