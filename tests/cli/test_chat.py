@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 from weblens.cli import app
 from weblens.testing.llm import ScriptedLLM, Turn, call
 from weblens.testing.openmeteo import FakeOpenMeteo
+from weblens.testing.pages import PageServer, article_html
+from weblens.testing.server import Reply
 
 runner = CliRunner()
 
@@ -128,3 +130,30 @@ def test_without_a_model_it_shows_how_to_connect_one() -> None:
     assert result.exit_code == 1
     for name in ("OpenAI:", "Ollama:", "vLLM:"):
         assert name in result.stderr
+
+
+def test_the_terminal_says_what_each_citation_check_found(llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    paragraphs = ["The drug is not safe for children under twelve.", "The agency will review the label in March."]
+    with PageServer() as pages:
+        pages.route("GET", "/drug", Reply(body=article_html("Drug notice", paragraphs), content_type="text/html"))
+        monkeypatch.setenv("WEBLENS_LLM_TOOLS", "web_fetch")
+        monkeypatch.setenv("WEBLENS_FETCH_ALLOWED_HOSTS", pages.host)
+        llm.add(
+            Turn(tool_calls=[call("web_fetch", {"url": pages.url("/drug")})]),
+            Turn(
+                text="It is 'safe for children under twelve' [1]. It says “not safe for children” [1]. "
+                "The label is reviewed in March [1]. Bananas cure colds [1]."
+            ),
+        )
+        result = runner.invoke(app, ["chat", f"Is {pages.url('/drug')} safe?"])
+
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    checked = lines[lines.index("Citations checked:") + 1 :]
+    assert checked[:4] == [
+        '  [1] not verified: the quote is not in the source "safe for children under twelve"',
+        "  [1] verified: the quote is in the source",
+        "  [1] cited, not quoted: 67 % of the sentence's words are in the source",
+        "  [1] unsupported: 0 % of the sentence's words are in the source",
+    ]
+    assert "Citations" not in result.stdout  # `weblens chat "…" > answer.txt` keeps only the answer

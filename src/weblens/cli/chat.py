@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from weblens.agent.citations import SourceBook
-from weblens.agent.events import Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent
+from weblens.agent.events import CitationCheck, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent
 from weblens.agent.llm import ChatModel
 from weblens.agent.loop import Agent
 from weblens.app.connect import MODEL_RECIPES
@@ -31,6 +31,23 @@ from weblens.progress import watching
 app = command_app()
 EXIT_WORDS = frozenset({"exit", "quit", ":q"})
 PROMPT = "you> "
+
+
+_CITATION_WORDS = {
+    "verified": ("verified: the quote is in the source", "green"),
+    "cited": ("cited, not quoted: {support}", "dim"),
+    "unsupported": ("unsupported: {support}", "yellow"),
+    "quote_not_found": ("not verified: the quote is not in the source", "yellow"),
+    "unknown_source": ("not verified: no such source", "yellow"),
+}
+
+
+def _citation_line(check: CitationCheck) -> tuple[str, str | None]:
+    """How the terminal says what the check of one `[n]` found (the page says the same on hover)."""
+    words, style = _CITATION_WORDS.get(check.status, (check.status, "yellow"))
+    support = f"{round(check.score * 100)} % of the sentence's words are in the source"
+    quote = f' "{check.quote}"' if check.quote and check.status != "verified" else ""
+    return f"  [{check.number}] {words.format(support=support)}{quote}", style
 
 
 def _tool_line(call: ToolCallEvent | None, result: ToolResultEvent) -> str:
@@ -62,6 +79,10 @@ async def _answer(agent: Agent, question: str, history: list[dict[str, str]]) ->
                 elif isinstance(event, Done):
                     live.hide()
                     typer.echo(SourceBook.footer(event.sources))
+                    if event.citations:
+                        note("Citations checked:", "dim")
+                    for check in event.citations:
+                        note(*_citation_line(check))
                     if event.notice:
                         note(event.notice, "yellow")
                     history += [
