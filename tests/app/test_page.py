@@ -182,6 +182,7 @@ async def test_a_citation_shows_whether_it_was_verified_and_the_passage_on_hover
         Turn(
             text=(
                 'The site calls itself "AI News Daily" [1]. It says "models doubled in size overnight" [1]. '
+                "There is big AI news today [1]. Bananas cure colds [1]. "
                 "More at [their blog](https://made-up.example/blog). See also [5]."
             )
         ),
@@ -205,6 +206,17 @@ async def test_a_citation_shows_whether_it_was_verified_and_the_passage_on_hover
     await card.locator(".cite-status.cite-quote_not_found").wait_for()
     assert "quoted passage was not found" in await card.locator(".cite-status").text_content()
 
+    cited, unsupported = message.locator("a.cite").nth(2), message.locator("a.cite").nth(3)  # unquoted: never verified
+    assert await cited.get_attribute("class") == "cite cite-cited"
+    await cited.hover()
+    await card.locator(".cite-status.cite-cited").wait_for()
+    assert (await card.locator(".cite-status").text_content()).startswith("cited, not quoted")
+    assert await unsupported.get_attribute("class") == "cite cite-unsupported"
+    await unsupported.hover()
+    await card.locator(".cite-status.cite-unsupported").wait_for()
+    status = await card.locator(".cite-status").text_content()
+    assert status.startswith("unsupported: the source does not seem to say this") and "0 % of the sentence" in status
+
     unknown = message.locator("span.cite-unknown_source")
     assert await unknown.text_content() == "[5]"
     await unknown.hover()
@@ -217,34 +229,6 @@ async def test_a_citation_shows_whether_it_was_verified_and_the_passage_on_hover
     await page.reload()  # the checks come back with the saved message
     await page.locator(".msg.assistant a.cite-quote_not_found").wait_for()
     await screenshot(page, "citations")
-
-
-async def test_an_unquoted_citation_shows_cited_or_unsupported_never_verified(
-    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
-) -> None:
-    server = serve(make_settings())
-    llm.add(
-        Turn(tool_calls=[call("web_search", {"query": "AI news"})]),
-        Turn(text="There is big AI news today [1]. Bananas cure colds [1]."),
-    )
-    page = await browser.page()
-    await page.goto(server.url("/"))
-    await send(page, "What is new?")
-    await page.locator(".msg.assistant.finished").wait_for()
-
-    message = page.locator(".msg.assistant")
-    card = page.locator("#cite-card")
-    cited, unsupported = message.locator("a.cite").nth(0), message.locator("a.cite").nth(1)
-    assert await cited.get_attribute("class") == "cite cite-cited"
-    await cited.hover()
-    await card.locator(".cite-status.cite-cited").wait_for()
-    assert (await card.locator(".cite-status").text_content()).startswith("cited, not quoted")
-
-    assert await unsupported.get_attribute("class") == "cite cite-unsupported"
-    await unsupported.hover()
-    await card.locator(".cite-status.cite-unsupported").wait_for()
-    status = await card.locator(".cite-status").text_content()
-    assert status.startswith("unsupported: the source does not seem to say this") and "0 % of the sentence" in status
 
 
 async def test_stop_cancels_the_answer_and_keeps_what_was_written(
