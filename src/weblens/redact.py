@@ -43,9 +43,10 @@ a short one ("pass") would also mask ordinary words ("passport") in every search
 # The authority after "://" up to the path, query, fragment, whitespace or a quote. A literal
 # start and a single greedy class: linear on any input (no backtracking, matches do not overlap).
 _AUTHORITY = re.compile(r"://([^\s/?#\"'<>\\]*)")
-# A query parameter: a name right after "?", "&" or ";" and its value up to the next
-# separator, fragment, whitespace or quote. Bounded name, one greedy value class: linear.
-_PARAM = re.compile(r"(?<=[?&;])([\w.\-\[\]]{1,64})=([^&;#\s\"'<>]*)")
+# A query (or fragment: `#access_token=`) parameter: a name right after "?", "&", ";" or "#"
+# and its value up to the next separator, whitespace or quote. Bounded name, one greedy value
+# class: linear.
+_PARAM = re.compile(r"(?<=[?&;#])([\w.\-\[\]]{1,64})=([^&;#\s\"'<>]*)")
 _PARAM_NAME_MARKS = re.compile(r"[-_.\[\]]")
 SECRET_PARAM_SUFFIXES = (
     "key", "token", "secret", "password", "passwd", "pwd", "pass", "sig", "signature", "auth",

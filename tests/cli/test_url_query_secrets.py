@@ -72,3 +72,16 @@ def test_a_cli_error_masks_the_token_and_the_instance_still_gets_it() -> None:
     assert "token=***" in done.stderr  # the -v request log names the URL, masked
     assert SEARXNG_TOKEN not in done.stdout + done.stderr
     assert sent and set(sent) == {SEARXNG_TOKEN}
+
+
+def test_which_query_names_count_as_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = ["apiKey", "subscription-key", "access_token", "X-Amz-Credential", "sig", "auth", "session_id", "Password"]
+    plain = ["max_tokens", "region", "api-version", "q"]
+    query = "&".join(f"{name}=value-{n}" for n, name in enumerate(secret + plain))
+    monkeypatch.setenv("WEBLENS_LLM_BASE_URL", f"https://llm.example/v1?{query}#id_token=value-frag")
+    result = CliRunner().invoke(app, ["config", "--json"])
+
+    shown = {row["key"]: row["value"] for row in json.loads(result.output)["settings"]}["llm.base_url"]
+    masked = "&".join(f"{name}=***" for name in secret)
+    kept = "&".join(f"{name}=value-{n}" for n, name in enumerate(plain, start=len(secret)))
+    assert shown == f"https://llm.example/v1?{masked}&{kept}#id_token=***"
