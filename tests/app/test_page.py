@@ -196,6 +196,7 @@ async def test_a_citation_shows_whether_it_was_verified_and_the_passage_on_hover
         Turn(
             text=(
                 'The site calls itself "AI News Daily" [1]. It says "models doubled in size overnight" [1]. '
+                "There is big AI news today [1]. Bananas cure colds [1]. "
                 "More at [their blog](https://made-up.example/blog). See also [5]."
             )
         ),
@@ -218,6 +219,17 @@ async def test_a_citation_shows_whether_it_was_verified_and_the_passage_on_hover
     await not_found.hover()
     await card.locator(".cite-status.cite-quote_not_found").wait_for()
     assert "quoted passage was not found" in await card.locator(".cite-status").text_content()
+
+    cited, unsupported = message.locator("a.cite").nth(2), message.locator("a.cite").nth(3)  # unquoted: never verified
+    assert await cited.get_attribute("class") == "cite cite-cited"
+    await cited.hover()
+    await card.locator(".cite-status.cite-cited").wait_for()
+    assert (await card.locator(".cite-status").text_content()).startswith("cited, not quoted")
+    assert await unsupported.get_attribute("class") == "cite cite-unsupported"
+    await unsupported.hover()
+    await card.locator(".cite-status.cite-unsupported").wait_for()
+    status = await card.locator(".cite-status").text_content()
+    assert status.startswith("unsupported: the source does not seem to say this") and "0 % of the sentence" in status
 
     unknown = message.locator("span.cite-unknown_source")
     assert await unknown.text_content() == "[5]"

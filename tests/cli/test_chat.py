@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 from weblens.cli import app
 from weblens.testing.llm import ScriptedLLM, Turn, call
 from weblens.testing.openmeteo import FakeOpenMeteo
+from weblens.testing.pages import PageServer, article_html
+from weblens.testing.server import Reply
 
 runner = CliRunner()
 
@@ -170,3 +172,28 @@ def test_piped_the_answer_stays_markdown_and_unverified_citations_go_to_stderr(l
     assert result.stdout.startswith(MARKDOWN_ANSWER + "\n\nSources:\n[1] Open-Meteo")
     assert "⚠ [7] not verified: no such source: “See.”" in result.stderr
     assert "not verified" not in result.stdout
+def test_the_terminal_says_what_each_citation_check_found(llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    paragraphs = ["The drug is not safe for children under twelve.", "The agency will review the label in March."]
+    with PageServer() as pages:
+        pages.route("GET", "/drug", Reply(body=article_html("Drug notice", paragraphs), content_type="text/html"))
+        monkeypatch.setenv("WEBLENS_LLM_TOOLS", "web_fetch")
+        monkeypatch.setenv("WEBLENS_FETCH_ALLOWED_HOSTS", pages.host)
+        llm.add(
+            Turn(tool_calls=[call("web_fetch", {"url": pages.url("/drug")})]),
+            Turn(
+                text="It is 'safe for children under twelve' [1]. It says “not safe for children” [1]. "
+                "The label is reviewed in March [1]. Bananas cure colds [1]."
+            ),
+        )
+        result = runner.invoke(app, ["chat", f"Is {pages.url('/drug')} safe?"])
+
+    assert result.exit_code == 0, result.output
+    checked = [line for line in result.stderr.splitlines() if line.startswith(("⚠ [1]", "· [1]"))]
+    assert checked == [
+        "⚠ [1] not verified: the quoted passage was not found in the source: "
+        "“It is 'safe for children under twelve'.”",
+        "· [1] cited, not quoted: 67 % of the sentence's words are in the source: "
+        "“The label is reviewed in March.”",
+        "⚠ [1] unsupported: 0 % of the sentence's words are in the source: “Bananas cure colds.”",
+    ]
+    assert "⚠" not in result.stdout  # `weblens chat "…" > answer.txt` keeps only the answer

@@ -27,23 +27,28 @@ if TYPE_CHECKING:
 __all__ = ["AnswerView", "PlainAnswer", "RichAnswer", "answer_view", "unverified_lines"]
 
 _MARKER = re.compile(r"\[(\d{1,3})\](?!\()")
-_NOT_VERIFIED = {
+_CHECK_WORDS = {
     "quote_not_found": "not verified: the quoted passage was not found in the source",
     "unknown_source": "not verified: no such source",
+    "unsupported": "unsupported: {support}",
+    "cited": "cited, not quoted: {support}",
 }
 """What the page says of a citation that is not verified (render.js, STATUS_WORDS)."""
 
 
 def unverified_lines(citations: list[CitationCheck]) -> list[str]:
-    """One line per `[n]` marker whose check did not pass: which, why, and the sentence it backs."""
+    """One line per `[n]` marker whose check did not verify a quote: which, why, and the sentence it
+    backs (⚠ unless the sentence is `cited`: unquoted, its words found in the source)."""
     lines = []
     for check in citations:
         if check.status == "verified":
             continue
-        why = _NOT_VERIFIED.get(check.status, f"not verified ({check.status})")
+        support = f"{round(check.score * 100)} % of the sentence's words are in the source"
+        why = _CHECK_WORDS.get(check.status, f"not verified ({check.status})").format(support=support)
         sentence = " ".join(check.sentence.split())
         shown = sentence if len(sentence) <= 90 else sentence[:89] + "…"
-        lines.append(f"⚠ [{check.number}] {why}: “{shown}”")
+        mark = "·" if check.status == "cited" else "⚠"
+        lines.append(f"{mark} [{check.number}] {why}: “{shown}”")
     return lines
 
 

@@ -166,6 +166,8 @@ const STATUS_WORDS = {
   verified: "verified: the passage is in the source",
   quote_not_found: "not verified: the quoted passage was not found in the source",
   unknown_source: "not verified: no such source",
+  cited: "cited, not quoted: nothing to verify word for word",
+  unsupported: "unsupported: the source does not seem to say this",
 };
 
 /** What the answer says about citation `number`: its source, and the check of this marker when known
