@@ -219,10 +219,6 @@ class _CallReporter(logging.Handler):
         self.loop = asyncio.get_running_loop()
         self.thread = threading.get_ident()
 
-    @property
-    def watches(self) -> bool:
-        return self.progress or bool(self.levels)
-
     def __call__(self, progress: Progress) -> None:
         self.latest = progress
         self.changed.set()
@@ -292,11 +288,11 @@ _reporter: ContextVar[_CallReporter | None] = ContextVar("weblens_mcp_reporter",
 @asynccontextmanager
 async def _reporting(ctx: Any, params: types.CallToolRequestParams) -> AsyncIterator[None]:
     """Tell the client how the work in this block goes, as far as it asked (a progress token, log levels)."""
-    meta = params.meta or {}
-    reporter = _CallReporter(ctx, progress=meta.get("progress_token") is not None, levels=_levels_to_send(ctx))
-    if not reporter.watches:
+    progress, levels = (params.meta or {}).get("progress_token") is not None, _levels_to_send(ctx)
+    if not (progress or levels):  # nobody listens: no handler, no task (a 2026-07-28 client by default)
         yield
         return
+    reporter = _CallReporter(ctx, progress=progress, levels=levels)
     token = _reporter.set(reporter)
     source = logging.getLogger("weblens")
     source.addHandler(reporter)
