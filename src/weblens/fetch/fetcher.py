@@ -25,6 +25,7 @@ from weblens.fetch.extract import Extracted, extract
 from weblens.fetch.reading import read_page
 from weblens.fetch.robots import RobotsPolicy
 from weblens.fetch.tokens import TokenCounter, o200k
+from weblens.loops import loop_local
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
@@ -288,7 +289,10 @@ async def _using(
     cache: Cache | None,
     resolver: Resolver | None,
 ) -> AsyncIterator[Fetcher]:
-    """`fetcher`, or one built for this call and closed after it."""
+    """`fetcher`; without it or anything to build one from, the event loop's shared one;
+    else one built for this call and closed after it."""
+    if fetcher is None and settings is None and client is None and cache is None and resolver is None:
+        fetcher = loop_local("fetch.fetcher", Fetcher.from_settings)
     if fetcher is not None:
         yield fetcher
         return
@@ -343,8 +347,10 @@ async def fetch(
     heading path and offsets (`page.passages`). The extracted document is cached
     (`fetch.cache_ttl_s`), so the next page, or another query, costs no request. `timeout` may lower the
     configured total (`fetch.timeout`), never raise it. Pass `fetcher=runtime.fetcher`
-    (a `weblens.Runtime`) to share its client and cache; otherwise a fetcher is built from
-    `settings`, `client`, `cache` and `resolver` for this call and closed afterwards.
+    (a `weblens.Runtime`) to share its client and cache; given `settings`, `client`, `cache`
+    or `resolver`, a fetcher is built from them for this call and closed afterwards; given
+    none of these, calls in one event loop share one fetcher (built on first use, closed
+    when the loop shuts down).
     Raises `WeblensError` subclasses (`blocked`, `too_large`, `unsupported_content`,
     `not_found`, `timeout`, `upstream_error`, ...).
     """
