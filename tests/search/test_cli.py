@@ -47,9 +47,9 @@ def test_rate_limit_with_json_is_the_error_envelope_on_stdout(ddg_env: FakeDuckD
 
 def test_provider_option_and_missing_key(ddg_env: FakeDuckDuckGo) -> None:
     result = runner.invoke(app, ["search", "q", "--provider", "brave"])
-    assert result.exit_code == 1 and "not_configured" in result.output and "BRAVE_API_KEY" in result.output
+    assert result.exit_code == 2 and "not_configured" in result.output and "BRAVE_API_KEY" in result.output
     bad = runner.invoke(app, ["search", "q", "--provider", "bing"])
-    assert bad.exit_code == 1 and "validation_error" in bad.output
+    assert bad.exit_code == 2 and "validation_error" in bad.output
 
 
 def test_explicit_provider(monkeypatch: pytest.MonkeyPatch) -> None:

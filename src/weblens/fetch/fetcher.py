@@ -72,7 +72,8 @@ class Fetcher(AsyncClosing):
     `tokenizer` counts `max_tokens` budgets; by default o200k_base, loaded on first use.
     `workers` run decoding, extraction and the reading of long documents under a hard
     deadline (`fetch.extract_timeout`); without one, the fetcher builds its own pool
-    (`fetch.workers`) and closes it in `aclose()`.
+    (`fetch.workers`) and closes it in `aclose()`. Pages up to `fetch.in_process_bytes` are
+    read in a thread of this process instead (a one-shot command need not start the pool).
     """
 
     def __init__(
@@ -92,6 +93,7 @@ class Fetcher(AsyncClosing):
         self._default_tokenizer = tokenizer is None  # then a worker can count with its own copy
         self._own_workers = workers is None
         self.workers = workers if workers is not None else worker_pool(settings)
+        self._in_process = WorkerPool(0)  # a thread: for pages up to `fetch.in_process_bytes`
         self.guard = guard_for(settings.fetch, resolver)
         self.policy = policy if policy is not None else settings.policy.domains()
         self._own: LazyClient | None = None
@@ -205,8 +207,10 @@ class Fetcher(AsyncClosing):
                                    retryable=False)  # fmt: skip
         done = f"downloaded {len(got.body):,} bytes from {got.final_url}"
         work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw)
+        small = self.settings.fetch.in_process_bytes or 0
+        in_process = 0 < len(got.body) <= small
         try:
-            return await self.workers.run(work, timeout=limit)
+            return await (self._in_process if in_process else self.workers).run(work, timeout=limit)
         except WorkerTimeoutError:
             raise ToolTimeoutError(
                 f"{done}; extracting its text took longer than {limit:g} s, so it was stopped "
