@@ -164,3 +164,23 @@ async def test_a_proxy_that_does_not_answer_says_to_check_the_proxy() -> None:
         with pytest.raises(UpstreamError) as info:
             await weblens.fetch(pages.url("/article"), settings=settings)
     assert info.value.details["network"] == "proxy" and "check the proxy" in info.value.message
+
+
+# -- keyless search ------------------------------------------------------------------------------
+
+
+def test_duckduckgos_bot_check_says_how_to_get_reliable_search(ddg: FakeDuckDuckGo) -> None:
+    ddg.anomaly()
+    result = runner.invoke(app, ["search", "lantern", "--json"])
+    assert result.exit_code == 1
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "rate_limited" and "this is not 'no results'" in error["message"]
+    for way_out in ("BRAVE_API_KEY", "docker run", "searxng/searxng", "WEBLENS_SEARXNG_BASE_URL"):
+        assert way_out in error["message"]
+
+
+def test_a_search_that_reaches_no_provider_names_the_other_providers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBLENS_DUCKDUCKGO_BASE_URL", f"http://127.0.0.1:{closed_port()}")
+    result = runner.invoke(app, ["search", "lantern", "--json"])
+    message = json.loads(result.stdout)["error"]["message"]
+    assert "or configure another search provider" in message and "TAVILY_API_KEY" in message
