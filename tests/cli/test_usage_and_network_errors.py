@@ -8,7 +8,6 @@ import json
 import os
 import socket
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,14 +32,6 @@ def closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def ddg(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDuckDuckGo]:
-    with FakeDuckDuckGo() as fake:
-        monkeypatch.setenv("WEBLENS_DUCKDUCKGO_BASE_URL", fake.url())
-        monkeypatch.setenv("WEBLENS_DUCKDUCKGO_REQUESTS_PER_SECOND", "1000")
-        yield fake
-
-
 def cli(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     """The real `weblens` command, with this test's environment plus `env`."""
     return subprocess.run(
@@ -59,10 +50,10 @@ def cli(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
         (["search", "   "], "validation_error"),
     ],
 )
-def test_bad_usage_exits_2(args: list[str], said: str, ddg: FakeDuckDuckGo) -> None:
+def test_bad_usage_exits_2(args: list[str], said: str, ddg_env: FakeDuckDuckGo) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
-    assert said in result.output and ddg.count() == 0
+    assert said in result.output and ddg_env.count() == 0
 
 
 def test_bad_units_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,7 +65,7 @@ def test_bad_units_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
         assert meteo.count() == 0
 
 
-def test_a_bad_provider_setting_exits_2(ddg: FakeDuckDuckGo) -> None:
+def test_a_bad_provider_setting_exits_2(ddg_env: FakeDuckDuckGo) -> None:
     result = cli(["search", "q"], WEBLENS_SEARCH_PROVIDER="bingo")
     assert result.returncode == 2, result.stderr
     assert "bingo" in result.stdout + result.stderr and "Traceback" not in result.stderr
@@ -84,7 +75,7 @@ def test_a_bad_provider_setting_exits_2(ddg: FakeDuckDuckGo) -> None:
 
 
 @pytest.mark.parametrize("placeholder", ["...", "<your key>", "YOUR_API_KEY", "changeme"])
-def test_a_placeholder_key_is_unset_with_a_warning_naming_it(placeholder: str, ddg: FakeDuckDuckGo) -> None:
+def test_a_placeholder_key_is_unset_with_a_warning_naming_it(placeholder: str, ddg_env: FakeDuckDuckGo) -> None:
     result = cli(["search", "q", "--provider", "brave", "--json"], BRAVE_API_KEY=placeholder)
     assert result.returncode == 2
     assert json.loads(result.stdout)["error"]["code"] == "not_configured"
@@ -169,8 +160,8 @@ async def test_a_proxy_that_does_not_answer_says_to_check_the_proxy() -> None:
 # -- keyless search ------------------------------------------------------------------------------
 
 
-def test_duckduckgos_bot_check_says_how_to_get_reliable_search(ddg: FakeDuckDuckGo) -> None:
-    ddg.anomaly()
+def test_duckduckgos_bot_check_says_how_to_get_reliable_search(ddg_env: FakeDuckDuckGo) -> None:
+    ddg_env.anomaly()
     result = runner.invoke(app, ["search", "lantern", "--json"])
     assert result.exit_code == 1
     error = json.loads(result.stdout)["error"]

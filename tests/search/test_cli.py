@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from typer.testing import CliRunner
@@ -12,14 +11,6 @@ from weblens.cli import app
 from weblens.testing.providers import FakeBrave, FakeDuckDuckGo
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def ddg_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDuckDuckGo]:
-    with FakeDuckDuckGo() as fake:
-        monkeypatch.setenv("WEBLENS_DUCKDUCKGO_BASE_URL", fake.url())
-        monkeypatch.setenv("WEBLENS_DUCKDUCKGO_REQUESTS_PER_SECOND", "1000")
-        yield fake
 
 
 def test_json_output_then_cache_then_no_cache(ddg_env: FakeDuckDuckGo) -> None:
