@@ -9,6 +9,7 @@ file is `$WEBLENS_CONFIG`, else `./weblens.toml`, else `$XDG_CONFIG_HOME/weblens
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -23,10 +24,11 @@ from pydantic_settings import (
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    TomlConfigSettingsSource,
 )
 
+from weblens.config_file import ConfigFileSource
 from weblens.errors import NotConfiguredError
+from weblens.placeholders import is_placeholder
 from weblens.policy.domains import DomainPolicy, normalise_domain
 from weblens.redact import MASK, mask_url, register_secret, register_url_secrets
 
@@ -255,6 +257,12 @@ class FetchConfig(BaseModel):
         description="memory a worker may allocate reading one page, MB; past it the page is too_large. "
         "Default: half the machine's memory shared by the workers (256-2048 MB each); 0 = no limit",
     )
+    in_process_bytes: int | None = Field(
+        default=None,
+        ge=0,
+        description="pages up to this size are read in this process, not a worker; default 0, "
+        "and 512 KiB for a one-shot `weblens fetch` (starting workers costs more than reading a small page)",
+    )
 
 
 class CacheConfig(BaseModel):
@@ -470,6 +478,7 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _apply_seed_000_section(self) -> Settings:
+        _drop_placeholders(self)
         legacy = self.web_search
         if legacy.api_key is not None and self.brave.api_key is None:
             self.brave.api_key = legacy.api_key
@@ -502,6 +511,21 @@ class Settings(BaseSettings):
         return value.get_secret_value() if isinstance(value, SecretStr) else value
 
 
+def _drop_placeholders(model: BaseModel, path: tuple[str, ...] = ()) -> None:
+    """A key copied from the docs (`...`, `<your key>`, `sk-…`) is unset, with a warning naming it."""
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            _drop_placeholders(value, (*path, name))
+        elif isinstance(value, SecretStr) and is_placeholder(value.get_secret_value()) and path:
+            setattr(model, name, None)
+            where = f"[{'.'.join(path)}] {name}"
+            where = f"{env_name(path[0], name)} ({where})" if len(path) == 1 else where
+            logging.getLogger("weblens.config").warning(
+                "%s looks like a placeholder copied from an example, not a real value: treated as unset", where
+            )
+
+
 def _named_sources(
     settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource | None = None
 ) -> Iterator[tuple[str, PydanticBaseSettingsSource]]:
@@ -516,9 +540,14 @@ def _named_sources(
     yield ".env", _ProviderKeys(settings_cls, _dotenv())
     path = config_file_path()
     if path is not None:
+        if path.is_dir():
+            raise NotConfiguredError(
+                f"config file {path} (from WEBLENS_CONFIG) is a directory: name the file in it, "
+                f"e.g. {path / 'weblens.toml'}"
+            )
         if not path.is_file():
             raise NotConfiguredError(f"config file {path} (from WEBLENS_CONFIG) does not exist")
-        yield str(path), TomlConfigSettingsSource(settings_cls, toml_file=path)
+        yield str(path), ConfigFileSource(settings_cls, path)
 
 
 _SEED_000_ALIASES = {

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from weblens.config import WeatherConfig, get_settings
 from weblens.errors import NotFoundError, ToolValidationError, UpstreamError
+from weblens.loops import loop_local
 from weblens.net import create_client, error_for_status, translate_errors
 
 __all__ = [
@@ -286,8 +287,8 @@ async def get_weather(
 ) -> Weather:
     """Weather for a place name in any language: geocode it, then ask for the forecast.
 
-    `config` defaults to the `[weather]` settings; without `client` (a runtime's, say) one
-    is made for this call and closed after it.
+    `config` defaults to the `[weather]` settings; without `client` (a runtime's, say), calls
+    in one event loop share one client, closed when the loop shuts down.
     """
     config = config or get_settings().weather
     if not 0 <= days <= MAX_DAYS:
@@ -296,7 +297,6 @@ async def get_weather(
             [{"field": "days", "message": f"must be between 0 and {MAX_DAYS}", "type": "range"}],
         )
     if client is None:
-        async with create_client() as own:
-            return await get_weather(location, days=days, units=units, config=config, client=own)
+        client = loop_local("weather.client", create_client)
     place = await geocode(location, config=config, client=client)
     return await forecast(place, days=days, units=units, config=config, client=client)

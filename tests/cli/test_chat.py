@@ -71,7 +71,7 @@ def test_a_model_failure_is_reported_without_a_traceback(llm: ScriptedLLM) -> No
 def test_without_a_model_it_names_the_settings() -> None:
     result = runner.invoke(app, ["chat", "hello"])
 
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "not_configured" in result.stderr
     assert "WEBLENS_LLM_BASE_URL" in result.stderr and "WEBLENS_LLM_MODEL" in result.stderr
     assert "`base_url` under [llm] in" in result.stderr
@@ -127,7 +127,7 @@ def test_ctrl_c_stops_the_answer_not_the_chat(terminal: Callable[..., Any]) -> N
 def test_without_a_model_it_shows_how_to_connect_one() -> None:
     result = runner.invoke(app, ["chat", "hello"])
 
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     for name in ("OpenAI:", "Ollama:", "vLLM:"):
         assert name in result.stderr
 

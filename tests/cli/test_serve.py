@@ -40,7 +40,7 @@ def test_a_port_out_of_range_is_one_line(argv: list[str]) -> None:
 def test_a_port_in_use_is_one_line_and_no_banner(argv: list[str], taken_port: int) -> None:
     result = runner.invoke(app, [*argv, "--port", str(taken_port)])
 
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1, result.output
     assert f"cannot listen on 127.0.0.1:{taken_port}: the port is already in use" in lines[0]
@@ -80,7 +80,7 @@ def test_serve_with_a_model_names_it(terminal: Callable[..., Any]) -> None:
 def test_an_empty_token_is_no_token_on_a_public_bind(argv: list[str], token: str) -> None:
     result = runner.invoke(app, [*argv, "--host", "0.0.0.0", "--port", "0"], env={"WEBLENS_MCP_TOKEN": token})
 
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert "WEBLENS_MCP_TOKEN" in result.output and "refusing" in result.output
     assert "Traceback" not in result.output
 

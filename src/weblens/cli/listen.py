@@ -36,7 +36,7 @@ def check_port(port: int) -> int:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on host:port, or exit 1 with one line saying why not."""
+    """A listening socket on host:port, or exit 2 with one line saying why not (a busy port, say)."""
     check_port(port)
     shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:

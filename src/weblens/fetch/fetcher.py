@@ -25,6 +25,7 @@ from weblens.fetch.extract import Extracted, extract
 from weblens.fetch.reading import read_page
 from weblens.fetch.robots import RobotsPolicy
 from weblens.fetch.tokens import TokenCounter, o200k
+from weblens.loops import loop_local
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
@@ -83,7 +84,8 @@ class Fetcher(AsyncClosing):
     `tokenizer` counts `max_tokens` budgets; by default o200k_base, loaded on first use.
     `workers` run decoding, extraction and the reading of long documents under a hard
     deadline (`fetch.extract_timeout`); without one, the fetcher builds its own pool
-    (`fetch.workers`) and closes it in `aclose()`.
+    (`fetch.workers`) and closes it in `aclose()`. Pages up to `fetch.in_process_bytes` are
+    read in a thread of this process instead (a one-shot command need not start the pool).
     """
 
     def __init__(
@@ -103,6 +105,7 @@ class Fetcher(AsyncClosing):
         self._default_tokenizer = tokenizer is None  # then a worker can count with its own copy
         self._own_workers = workers is None
         self.workers = workers if workers is not None else worker_pool(settings)
+        self._in_process = WorkerPool(0)  # a thread: for pages up to `fetch.in_process_bytes`
         self.guard = guard_for(settings.fetch, resolver)
         self.policy = policy if policy is not None else settings.policy.domains()
         self._own: LazyClient | None = None
@@ -216,8 +219,10 @@ class Fetcher(AsyncClosing):
                                    retryable=False)  # fmt: skip
         done = f"downloaded {len(got.body):,} bytes from {got.final_url}"
         work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw)
+        small = self.settings.fetch.in_process_bytes or 0
+        in_process = 0 < len(got.body) <= small
         try:
-            return await self.workers.run(work, timeout=limit)
+            return await (self._in_process if in_process else self.workers).run(work, timeout=limit)
         except WorkerTimeoutError:
             raise ToolTimeoutError(
                 f"{done}; extracting its text took longer than {limit:g} s, so it was stopped "
@@ -308,7 +313,10 @@ async def _using(
     cache: Cache | None,
     resolver: Resolver | None,
 ) -> AsyncIterator[Fetcher]:
-    """`fetcher`, or one built for this call and closed after it."""
+    """`fetcher`; without it or anything to build one from, the event loop's shared one;
+    else one built for this call and closed after it."""
+    if fetcher is None and settings is None and client is None and cache is None and resolver is None:
+        fetcher = loop_local("fetch.fetcher", Fetcher.from_settings)
     if fetcher is not None:
         yield fetcher
         return
@@ -361,8 +369,10 @@ async def fetch(
     heading path and offsets (`page.passages`). The extracted document is cached
     (`fetch.cache_ttl_s`), so the next page, or another query, costs no request. `timeout` may lower the
     configured total (`fetch.timeout`), never raise it. Pass `fetcher=runtime.fetcher`
-    (a `weblens.Runtime`) to share its client and cache; otherwise a fetcher is built from
-    `settings`, `client`, `cache` and `resolver` for this call and closed afterwards.
+    (a `weblens.Runtime`) to share its client and cache; given `settings`, `client`, `cache`
+    or `resolver`, a fetcher is built from them for this call and closed afterwards; given
+    none of these, calls in one event loop share one fetcher (built on first use, closed
+    when the loop shuts down).
     Raises `WeblensError` subclasses (`blocked`, `too_large`, `unsupported_content`,
     `not_found`, `timeout`, `upstream_error`, ...).
     """
