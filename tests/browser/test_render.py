@@ -20,7 +20,7 @@ import uvicorn
 
 from weblens.browser.processes import kill
 from weblens.config import Settings
-from weblens.errors import ToolTimeoutError, UpstreamError
+from weblens.errors import BlockedError, ToolTimeoutError, UpstreamError
 from weblens.fetch import Fetcher
 from weblens.testing import FakeServer
 from weblens.testing.apps import APP_MARKERS, AppServer, app_paragraphs
@@ -258,3 +258,26 @@ def _alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != "Z"
+
+
+def _png_size(image: bytes) -> tuple[int, int]:
+    assert image[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(image[16:20], "big"), int.from_bytes(image[20:24], "big")
+
+
+async def test_screenshots_of_the_viewport_and_the_whole_page(fetcher: Fetcher, apps: AppServer) -> None:
+    screen = await fetcher.screenshot(apps.url("/app/json"))
+    assert _png_size(screen.image) == (1280, 800) == (screen.width, screen.height)
+    whole = await fetcher.screenshot(apps.url("/app/lazy"), full_page=True)
+    assert 3000 < whole.height < 8000 and _png_size(whole.image) == (1280, whole.height) and not whole.cut
+    jpeg = await fetcher.screenshot(apps.url("/static"), image_format="jpeg", quality=60)
+    assert jpeg.image[:3] == b"\xff\xd8\xff" and jpeg.format == "jpeg"
+
+
+async def test_screenshots_pass_the_same_guard(fetcher: Fetcher, apps: AppServer, canary: FakeServer) -> None:
+    canary.reset()
+    with pytest.raises(BlockedError):
+        await fetcher.screenshot(canary.url("/"))
+    shot = await fetcher.screenshot(apps.url("/attack"))  # images are loaded for screenshots: still guarded
+    await asyncio.sleep(0.3)
+    assert shot.image and canary.requests == []

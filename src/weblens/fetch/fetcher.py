@@ -16,7 +16,7 @@ from typing import Literal, get_args
 
 import httpx
 
-from weblens.browser import HOW_TO_GET_ONE, MAX_SCROLL, BrowserPool, render
+from weblens.browser import HOW_TO_GET_ONE, MAX_SCROLL, BrowserPool, Screenshot, render, screenshot
 from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
@@ -35,7 +35,7 @@ from weblens.net.ssrf import Resolver, default_port
 from weblens.policy.domains import DomainPolicy
 from weblens.workers import WorkerCrashedError, WorkerPool, WorkerTimeoutError
 
-__all__ = ["WORKER_PRELOAD", "Fetcher", "RenderMode", "fetch", "fetch_document", "worker_pool"]
+__all__ = ["WORKER_PRELOAD", "Fetcher", "RenderMode", "fetch", "fetch_document", "take_screenshot", "worker_pool"]
 
 RenderMode = Literal["auto", "always", "never"]
 """auto: render only when the plain read fails (an empty JavaScript shell, ...); always; never."""
@@ -213,6 +213,37 @@ class Fetcher(AsyncClosing):
         if len(rendered.content.strip()) <= len(plain.content.strip()):
             return _noted(plain, "Rendered in a browser, it showed no more text."), cached
         return rendered, rendered_cached
+
+    async def screenshot(
+        self,
+        url: str,
+        *,
+        full_page: bool = False,
+        image_format: Literal["png", "jpeg"] = "png",
+        quality: int | None = None,
+        wait_for: str | None = None,
+        timeout: float | None = None,
+    ) -> Screenshot:
+        """A screenshot of `url`, under the same guard, policy and deadline as a render (never cached)."""
+        if image_format not in ("png", "jpeg"):
+            raise ToolValidationError(f"format must be png or jpeg, not {image_format!r}")
+        if quality is not None and not 1 <= quality <= 100:
+            raise ToolValidationError("quality must be between 1 and 100")
+        if timeout is not None and timeout <= 0:
+            raise ToolValidationError("timeout must be positive")
+        target = self.guard.check_url(url)
+        self.policy.check(str(target))
+        self.browser.choice()
+        config = self.settings.fetch
+        limit = config.render_timeout if timeout is None else min(timeout, config.render_timeout)
+        deadline = asyncio.get_running_loop().time() + limit
+        await self.guard.check_target(target)
+        shot = await screenshot(
+            self.browser, str(target), deadline=deadline, full_page=full_page, image_format=image_format,
+            quality=quality, wait_for=wait_for,
+        )  # fmt: skip
+        self.policy.check(shot.final_url)
+        return shot
 
     def _key(self, target: httpx.URL, raw: bool, *rendering: object) -> str:
         # the policy is part of the key: a page fetched under a looser guard is not served to a stricter one
@@ -486,4 +517,25 @@ async def fetch(
             render=render,
             wait_for=wait_for,
             scroll=scroll,
+        )
+
+
+async def take_screenshot(
+    url: str,
+    *,
+    full_page: bool = False,
+    image_format: Literal["png", "jpeg"] = "png",
+    quality: int | None = None,
+    wait_for: str | None = None,
+    timeout: float | None = None,
+    settings: Settings | None = None,
+    fetcher: Fetcher | None = None,
+) -> Screenshot:
+    """A PNG (or JPEG) of `url` as a browser shows it: `shot.image` (bytes), `shot.width`,
+    `shot.height`. The viewport (1280×800), or with `full_page` the whole page cut at
+    `browser.max_screenshot_height`. Every request the page makes goes through the SSRF guard
+    and the domain policy; `not_configured` says how to get a browser when there is none."""
+    async with _using(fetcher, settings, None, None, None) as using:
+        return await using.screenshot(
+            url, full_page=full_page, image_format=image_format, quality=quality, wait_for=wait_for, timeout=timeout
         )
