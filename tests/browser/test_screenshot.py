@@ -36,6 +36,11 @@ async def test_mcp_clients_get_the_screenshot_as_image_content(apps: AppServer, 
         result = await tool.execute({"url": apps.url("/app/json"), "format": "jpeg"})
         assert result.ok, result.error
         answer = to_call_result(tool, result)
+        exposed = runtime.metrics.render().decode()
+    assert 'weblens_renders_total{outcome="ok"} 1.0' in exposed
+    assert "weblens_render_seconds_count 1.0" in exposed and "weblens_browser_open_pages 0.0" in exposed
+    rss = next(line for line in exposed.splitlines() if line.startswith("weblens_browser_rss_bytes "))
+    assert float(rss.split()[1]) > 10_000_000
     images = [block for block in answer.content if isinstance(block, types.ImageContent)]
     assert len(images) == 1 and images[0].mime_type == "image/jpeg"
     assert base64.b64decode(images[0].data)[:3] == b"\xff\xd8\xff"

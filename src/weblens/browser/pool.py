@@ -78,6 +78,8 @@ class _Instance:
     pages: int = 0
     open: int = 0
     retired: bool = False
+    rss: int = 0
+    """Resident memory of its processes when last measured (after the first page, then every few)."""
 
     def pids(self) -> list[int]:
         return browser_pids(self.marker) if self.marker else []
@@ -191,14 +193,15 @@ class BrowserPool(AsyncClosing):
             return current
 
     def _worn(self, instance: _Instance) -> bool:
-        if instance.pages >= self.config.max_pages:
-            return True
-        if instance.marker is None or instance.pages % _RSS_EVERY:
-            return False
-        rss = rss_bytes(instance.pids())
+        return instance.pages >= self.config.max_pages or instance.rss > self.config.max_rss_mb * 1024 * 1024
+
+    def _measure(self, instance: _Instance) -> None:
+        """Its memory, after its first page and every `_RSS_EVERY` pages (a /proc walk: milliseconds)."""
+        if instance.marker is None or instance.pages % _RSS_EVERY != 1:
+            return
+        instance.rss = rss_bytes(instance.pids())
         if self.metrics is not None:
-            self.metrics.browser_rss(rss)
-        return rss > self.config.max_rss_mb * 1024 * 1024
+            self.metrics.browser_rss(instance.rss)
 
     async def _replace(self, instance: _Instance, *, crashed: bool = False) -> None:
         """Retire `instance`: closed now if no page is open on it, else when its last page closes."""
@@ -289,6 +292,7 @@ class BrowserPool(AsyncClosing):
                 self._last_used = time.monotonic()
                 if context is not None:
                     await self._close_context(instance, context)
+                self._measure(instance)
                 if instance.retired and instance.open == 0 and instance in self._retired:
                     await self._close_instance(instance)
 

@@ -26,7 +26,8 @@ import httpx
 
 from weblens.errors import WeblensError
 from weblens.net import ClientGetter, translate_errors
-from weblens.net.ssrf import SsrfGuard
+from weblens.net.guarded import is_guarded
+from weblens.net.ssrf import SsrfGuard, default_port
 from weblens.net.transport import ProxyTable
 
 __all__ = ["GuardProxy", "Refusal"]
@@ -277,6 +278,8 @@ class GuardProxy:
         client = self._client()
         try:
             self._policy(str(url))
+            if not is_guarded(client):  # a caller's own client: check what the name resolves to first
+                await self._check(str(url), url.host, url.port or default_port(url.scheme))
             with translate_errors(url.host):
                 request = client.build_request(method, url, headers=forwarded, content=body or None)
                 response = await client.send(request, stream=True, follow_redirects=False)
