@@ -13,9 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import json
 import os
 import secrets
+import socket
 import time
+import urllib.parse
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -44,16 +47,28 @@ _BLOCKED_TYPES = frozenset({"image", "font", "media"})
 VIEWPORT = {"width": 1280, "height": 800}
 
 
+def advertised_host(bind: str, endpoint: str) -> str:
+    """The address a remote browser dials for the guard proxy: `bind` itself, or, when that is
+    every interface, this machine's address on the route toward the browser's host."""
+    if bind not in ("0.0.0.0", "::", ""):
+        return bind
+    host = urllib.parse.urlsplit(endpoint).hostname or "127.0.0.1"
+    family = socket.AF_INET6 if bind == "::" else socket.AF_INET
+    with socket.socket(family, socket.SOCK_DGRAM) as probe:  # connect() on UDP sends nothing
+        probe.connect((host, 9))
+        return str(probe.getsockname()[0])
+
+
 class BrowserCrashedError(UpstreamError):
     """The browser died under this call; it is replaced for the next one."""
 
     default_retryable = True
 
 
-def launch_args(config: BrowserConfig, proxy_host: str, marker: str) -> list[str]:
+def launch_args(config: BrowserConfig, proxy_host: str, marker: str | None = None) -> list[str]:
     """Chromium's switches: no DNS but the proxy's address, no UDP (QUIC, WebRTC), a V8 heap cap."""
     return [
-        marker,
+        *([marker] if marker else []),
         f"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {proxy_host}",
         "--disable-quic",
         "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
@@ -101,6 +116,8 @@ class BrowserPool(AsyncClosing):
         self._idle: asyncio.Task[None] | None = None
         self._last_used = time.monotonic()
         self._choice: BrowserChoice | None = None
+        self._proxy_url = ""
+        """The guard proxy as the browser reaches it (set at launch)."""
         self._closed = False
         self.launches = 0
         self.restarts = 0
@@ -159,19 +176,26 @@ class BrowserPool(AsyncClosing):
             self._driver = await api.async_playwright().start()
         chromium = self._driver.chromium
         if choice.endpoint is not None:
+            host = advertised_host(self.config.proxy_host, choice.endpoint)
+            self._proxy_url = self.proxy.url_at(host)
             if choice.endpoint.startswith(("ws://", "wss://")):
-                browser = await chromium.connect(choice.endpoint)
-            else:
+                # a Playwright server launches the browser with the options this header carries
+                args = launch_args(self.config, host)
+                options = {"headless": True, "args": args, "proxy": {"server": self._proxy_url}}
+                browser = await chromium.connect(
+                    choice.endpoint, headers={"x-playwright-launch-options": json.dumps(options)}
+                )
+            else:  # CDP: the browser was started by someone else, with the switches docs/browser.md lists
                 browser = await chromium.connect_over_cdp(choice.endpoint)
             instance = _Instance(browser, None)
         else:
             marker = f"--weblens-browser={secrets.token_hex(8)}"
-            host = self.config.proxy_host
+            self._proxy_url = self.proxy.url
             browser = await chromium.launch(
                 executable_path=choice.path,
                 headless=True,
-                args=launch_args(self.config, host, marker),
-                proxy={"server": self.proxy.url},
+                args=launch_args(self.config, self.config.proxy_host, marker),
+                proxy={"server": self._proxy_url},
             )
             instance = _Instance(browser, marker)
         self.launches += 1
@@ -303,7 +327,7 @@ class BrowserPool(AsyncClosing):
 
     async def _context(self, browser: Browser, media: bool) -> BrowserContext:
         context = await browser.new_context(
-            proxy={"server": self.proxy.url},
+            proxy={"server": self._proxy_url},
             service_workers="block",
             accept_downloads=False,
             viewport=VIEWPORT,  # type: ignore[arg-type]

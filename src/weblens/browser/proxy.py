@@ -145,11 +145,14 @@ class GuardProxy:
 
     @property
     def url(self) -> str:
+        return self.url_at(self._host)
+
+    def url_at(self, host: str) -> str:
+        """The proxy's URL with `host` as its address (a remote browser's view of this machine)."""
         if self._server is None:
             raise RuntimeError("the guard proxy is not started")
         port = self._server.sockets[0].getsockname()[1]
-        host = f"[{self._host}]" if ":" in self._host else self._host
-        return f"http://{host}:{port}"
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     async def start(self) -> None:
         if self._server is None:
