@@ -61,7 +61,7 @@ async def test_auto_reads_the_shell_and_notes_that_a_browser_would_help(
         (
             "<html><body><noscript>Please enable JavaScript to continue.</noscript>" + "<p>menu item</p>" * 40
             + "<script src='/a.js'></script></body></html>",
-            "menu item " * 40, 400, "noscript_notice",
+            "menu item " * 20, 400, "noscript_notice",
         ),
         (
             "<html><body>" + "<a href='/x'>navigation link text</a>" * 12 + "<div id='__next'></div>"
@@ -72,8 +72,13 @@ async def test_auto_reads_the_shell_and_notes_that_a_browser_would_help(
             "<html><body>" + "<p>short words here</p>" * 15 + "<script>" + "var a=1;" * 5000 + "</script>",
             "short words here " * 15, 300, "scripts_outweigh_text",
         ),
+        (  # a short page of real text is a success, however heavy its scripts
+            "<html><body>" + "<p>a stub article with a few real lines</p>" * 20 + "<script>" + "var a=1;" * 5000
+            + "</script>",
+            "a stub article with a few real lines " * 20, 800, None,
+        ),
     ],
-    ids=["article", "shell", "no-scripts", "noscript", "app-root", "scripts"],
+    ids=["article", "shell", "no-scripts", "noscript", "app-root", "scripts", "short-static"],
 )  # fmt: skip
 def test_which_plain_reads_need_a_browser(html: str, content: str, visible: int, reason: str | None) -> None:
     assert render_reason(html, content, visible, "trafilatura") == reason

@@ -23,6 +23,9 @@ RENDER_REASONS = {
 }
 _ENOUGH_TEXT = 1_500
 """A plain read with this many characters of content succeeded: no render is considered."""
+_LITTLE_TEXT = 400
+"""Beyond an empty shell, only a read this short counts as failed: a short static page (a stub
+article, a product with a line of text) is common, and rendering it in vain costs a second."""
 _SHELL_CHARS = 200
 _SCRIPT_RATIO = 30
 _EXTERNAL_SCRIPT_BYTES = 20_000
@@ -52,6 +55,8 @@ def render_reason(html: str, content: str, visible_chars: int, method: str) -> s
         return None  # nothing would run in a browser either
     if visible_chars < _SHELL_CHARS:
         return "javascript_shell"
+    if len(content) >= _LITTLE_TEXT:
+        return None
     try:
         tree = lxml_html.fromstring(html)
     except (ValueError, etree.ParserError):
