@@ -10,7 +10,7 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -25,7 +25,6 @@ from weblens.fetch import Fetcher
 from weblens.testing import FakeServer
 from weblens.testing.apps import APP_MARKERS, AppServer, app_paragraphs
 from weblens.testing.chromium import INSTALL_HINT, chromium_path
-from weblens.testing.dns import MappedResolver
 from weblens.testing.server import Reply
 
 CHROMIUM = chromium_path()
@@ -37,13 +36,20 @@ pytestmark = [
 OWN_TEXT = "The page's own paragraph, written by its script, reached the reader intact."
 
 
-def settings_for(tmp: Path, *allowed: str, **browser: object) -> Settings:
+def settings_for(tmp: Path, *allowed: str, render_timeout: float = 20.0, **browser: object) -> Settings:
     return Settings(
         data_dir=tmp,
-        fetch={"allowed_hosts": list(allowed), "workers": 0},
+        fetch={"allowed_hosts": list(allowed), "workers": 0, "render_timeout": render_timeout},
         browser={"path": CHROMIUM, **browser},
         cache={"enabled": False},
     )
+
+
+async def _resolve(host: str, port: int) -> list[str]:
+    """A DNS where `private.test` is a private address and no other name exists."""
+    if host == "private.test":
+        return ["127.0.0.1"]
+    raise socket.gaierror(socket.EAI_NONAME, f"{host} does not exist here")
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +68,8 @@ def apps(canary: FakeServer) -> Iterator[AppServer]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def fetcher(apps: AppServer, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Fetcher]:
-    resolver = MappedResolver({"private.test": ["127.0.0.1"]})
     settings = settings_for(tmp_path_factory.mktemp("render"), apps.host)
-    async with Fetcher.from_settings(settings, resolver=resolver) as shared:
+    async with Fetcher.from_settings(settings, resolver=_resolve) as shared:
         yield shared
 
 
@@ -175,7 +180,23 @@ async def test_a_busy_page_is_torn_down_at_the_deadline(fetcher: Fetcher, apps: 
     assert "Ledger note 3" in page.content
 
 
+async def _health_gaps(client: httpx.AsyncClient, until: Callable[[], bool]) -> list[float]:
+    """Seconds between consecutive /health answers, polled every 20 ms until `until()`."""
+    gaps: list[float] = []
+    last = time.monotonic()
+    while not until():
+        response = await client.get("/health")
+        assert response.status_code == 200
+        now = time.monotonic()
+        gaps.append(now - last)
+        last = now
+        await asyncio.sleep(0.02)
+    return gaps
+
+
 async def test_health_stays_responsive_while_a_page_busy_loops(apps: AppServer, tmp_path: Path) -> None:
+    """The server rendering a `while(true){}` page answers /health throughout: the worst gap stays
+    under 200 ms beyond what this (shared, loaded) machine's scheduling costs with no render at all."""
     from weblens.app.server import create_app
     from weblens.runtime import Runtime
 
@@ -188,24 +209,22 @@ async def test_health_stays_responsive_while_a_page_busy_loops(apps: AppServer, 
         serving = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started:
             await asyncio.sleep(0.01)
-        gaps: list[float] = []
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
             await client.get("/health")  # the connection is open before the clock starts
+            await runtime.fetcher.fetch(apps.url("/static"), render="always")  # the browser is up
+            before = time.monotonic() + 1.5
+            control = await _health_gaps(client, lambda: time.monotonic() > before)
             render = asyncio.create_task(runtime.fetcher.fetch(apps.url("/busy"), render="always", timeout=3))
-            last = time.monotonic()
-            while not render.done():
-                response = await client.get("/health")
-                assert response.status_code == 200
-                now = time.monotonic()
-                gaps.append(now - last)
-                last = now
-                await asyncio.sleep(0.02)
+            gaps = await _health_gaps(client, render.done)
+            after = time.monotonic() + 1.5
+            control += await _health_gaps(client, lambda: time.monotonic() > after)
         with pytest.raises(ToolTimeoutError):
             await render
         server.should_exit = True
         await serving
-    assert len(gaps) > 50
-    assert max(gaps) < 0.2, f"worst /health gap {max(gaps):.3f} s"
+    assert len(gaps) > 30
+    noise = max(0.0, max(control) - 0.05)  # a quiet machine answers every 20 ms poll within ~25 ms
+    assert max(gaps) < 0.2 + noise, f"worst /health gap {max(gaps):.3f} s (with no render: {max(control):.3f} s)"
 
 
 async def test_a_crash_is_a_typed_error_and_the_browser_is_replaced(apps: AppServer, tmp_path: Path) -> None:
@@ -224,7 +243,8 @@ async def test_a_crash_is_a_typed_error_and_the_browser_is_replaced(apps: AppSer
 
 
 async def test_twenty_renders_leave_no_browser_process(apps: AppServer, tmp_path: Path) -> None:
-    settings = settings_for(tmp_path, apps.host, max_pages=8, concurrency=4)
+    # the last calls wait for a slot behind 16 others, within their own deadline
+    settings = settings_for(tmp_path, apps.host, render_timeout=90, max_pages=8, concurrency=4)
     async with Fetcher.from_settings(settings) as own:
         pages = await asyncio.gather(
             *(own.fetch(apps.url(f"/app/json?n={n}"), render="always") for n in range(20))

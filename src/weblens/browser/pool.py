@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from weblens.browser.locate import BrowserChoice, choose_browser
-from weblens.browser.processes import browser_pids, kill, rss_bytes
+from weblens.browser.processes import browser_pids, kill, lower_priority, rss_bytes
 from weblens.browser.proxy import GuardProxy, UrlCheck
 from weblens.closing import AsyncClosing
 from weblens.config import BrowserConfig, Settings
@@ -43,6 +43,8 @@ _CLOSE_TIMEOUT_S = 5.0
 _RSS_EVERY = 10
 """Pages between memory checks (a /proc walk)."""
 _IDLE_POLL_S = 5.0
+_NICENESS = 10
+"""A launched browser runs below weblens' own priority: a busy page cannot starve the server."""
 _BLOCKED_TYPES = frozenset({"image", "font", "media"})
 VIEWPORT = {"width": 1280, "height": 800}
 
@@ -198,6 +200,7 @@ class BrowserPool(AsyncClosing):
                 proxy={"server": self._proxy_url},
             )
             instance = _Instance(browser, marker)
+            await asyncio.to_thread(lambda: lower_priority(instance.pids(), _NICENESS))
         self.launches += 1
         if self._idle is None or self._idle.done():
             self._idle = asyncio.create_task(self._shut_when_idle())
@@ -219,11 +222,11 @@ class BrowserPool(AsyncClosing):
     def _worn(self, instance: _Instance) -> bool:
         return instance.pages >= self.config.max_pages or instance.rss > self.config.max_rss_mb * 1024 * 1024
 
-    def _measure(self, instance: _Instance) -> None:
-        """Its memory, after its first page and every `_RSS_EVERY` pages (a /proc walk: milliseconds)."""
+    async def _measure(self, instance: _Instance) -> None:
+        """Its memory, after its first page and every `_RSS_EVERY` pages (a /proc walk: off the loop)."""
         if instance.marker is None or instance.pages % _RSS_EVERY != 1:
             return
-        instance.rss = rss_bytes(instance.pids())
+        instance.rss = await asyncio.to_thread(lambda: rss_bytes(instance.pids()))
         if self.metrics is not None:
             self.metrics.browser_rss(instance.rss)
 
@@ -242,14 +245,15 @@ class BrowserPool(AsyncClosing):
 
     async def _close_instance(self, instance: _Instance) -> None:
         self._retired.discard(instance)
-        pids = instance.pids()
+        pids = await asyncio.to_thread(instance.pids)
         try:
             async with asyncio.timeout(_CLOSE_TIMEOUT_S):
                 await instance.browser.close()
         except Exception:
             pass
-        if pids:
-            kill([pid for pid in pids if pid in set(instance.pids())])
+        if pids:  # what is left of them (a browser that would not close)
+            left = set(await asyncio.to_thread(instance.pids))
+            kill([pid for pid in pids if pid in left])
 
     async def _shut_when_idle(self) -> None:
         while not self._closed:
@@ -316,7 +320,7 @@ class BrowserPool(AsyncClosing):
                 self._last_used = time.monotonic()
                 if context is not None:
                     await self._close_context(instance, context)
-                self._measure(instance)
+                await self._measure(instance)
                 if instance.retired and instance.open == 0 and instance in self._retired:
                     await self._close_instance(instance)
 

@@ -11,7 +11,7 @@ import os
 import signal
 from pathlib import Path
 
-__all__ = ["browser_pids", "kill", "rss_bytes"]
+__all__ = ["browser_pids", "kill", "lower_priority", "rss_bytes"]
 
 _PROC = Path("/proc")
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -68,5 +68,16 @@ def kill(pids: list[int]) -> None:
     for pid in pids:
         try:
             os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def lower_priority(pids: list[int], niceness: int) -> None:
+    """Run `pids` at `niceness`: a page spinning in a loop then takes CPU only when the server
+    (weblens' own event loop, at normal priority) does not need it. Renderers forked later by
+    the browser's zygote inherit it."""
+    for pid in pids:
+        try:
+            os.setpriority(os.PRIO_PROCESS, pid, max(os.getpriority(os.PRIO_PROCESS, pid), niceness))
         except (ProcessLookupError, PermissionError):
             continue

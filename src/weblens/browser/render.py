@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -155,9 +155,25 @@ async def _loaded(
         ) from None
 
 
-def _record(pool: BrowserPool, outcome: str, started: float) -> None:
-    if pool.metrics is not None:
-        pool.metrics.render_done(outcome, time.monotonic() - started)
+@contextlib.contextmanager
+def _recorded(pool: BrowserPool) -> Iterator[None]:
+    """The block's outcome (ok, timeout, error) and duration in the pool's metrics."""
+    started = time.monotonic()
+    outcome = "error"
+    try:
+        yield
+        outcome = "ok"
+    except ToolTimeoutError:
+        outcome = "timeout"
+        raise
+    finally:
+        if pool.metrics is not None:
+            pool.metrics.render_done(outcome, time.monotonic() - started)
+
+
+def _settle_by(deadline: float) -> float:
+    """When waiting for the page gives up: a bounded wait that leaves time to read the page."""
+    return min(deadline - _MARGIN_S, asyncio.get_running_loop().time() + _SETTLE_MAX_S)
 
 
 async def render(
@@ -169,10 +185,9 @@ async def render(
     started = time.monotonic()
     loop = asyncio.get_running_loop()
     notes: list[str] = []
-    outcome = "error"
-    try:
+    with _recorded(pool):
         async with _loaded(pool, url, deadline, media=False, what="rendering") as (page, requests, status):
-            settle_until = min(deadline - _MARGIN_S, loop.time() + _SETTLE_MAX_S)
+            settle_until = _settle_by(deadline)
             if wait_for:
                 wait_ms = max(1.0, (settle_until - loop.time()) * 1000)
                 try:
@@ -185,18 +200,12 @@ async def render(
                 notes.append("the page was still changing when its text was taken")
             for _ in range(scroll):
                 await page.evaluate(_SCROLL)
-                await _settle(page, requests, min(deadline - _MARGIN_S, loop.time() + _SETTLE_MAX_S / 2))
+                await _settle(page, requests, _settle_by(deadline))
             await page.evaluate(_FLATTEN_SHADOW)
             html = await page.content()
             final_url = page.url
         _check_final(final_url)
-        outcome = "ok"
         return Rendered(url, final_url, status, html, time.monotonic() - started, notes)
-    except ToolTimeoutError:
-        outcome = "timeout"
-        raise
-    finally:
-        _record(pool, outcome, started)
 
 
 async def screenshot(
@@ -212,10 +221,9 @@ async def screenshot(
     """A PNG or JPEG of `url`'s viewport or whole page (cut at `browser.max_screenshot_height`)."""
     started = time.monotonic()
     loop = asyncio.get_running_loop()
-    outcome = "error"
-    try:
+    with _recorded(pool):
         async with _loaded(pool, url, deadline, media=True, what="taking a screenshot of") as (page, requests, _):
-            settle_until = min(deadline - _MARGIN_S, loop.time() + _SETTLE_MAX_S)
+            settle_until = _settle_by(deadline)
             if wait_for:
                 wait_ms = max(1.0, (settle_until - loop.time()) * 1000)
                 await page.wait_for_selector(wait_for, state="visible", timeout=wait_ms)
@@ -236,10 +244,4 @@ async def screenshot(
             )
             final_url = page.url
         _check_final(final_url)
-        outcome = "ok"
         return Screenshot(image, image_format, width, height, final_url, time.monotonic() - started, full_page, cut)
-    except ToolTimeoutError:
-        outcome = "timeout"
-        raise
-    finally:
-        _record(pool, outcome, started)
