@@ -45,8 +45,9 @@ class ToolResult(BaseModel):
     data: Any = None
     """The structured result (JSON-compatible)."""
     sources: list[Source] = Field(default_factory=list)
-    images: list[Image] = Field(default_factory=list)
-    """Images for clients that show them (MCP image content); the text describes them."""
+    images: list[Image] = Field(default_factory=list, exclude=True)
+    """Images for clients that show them (MCP image content); the text describes them. Not in the
+    JSON envelope (CLI `--json`, the chat API): base64 images are no reading for a model or a log."""
     brief: str = ""
     """One line for a UI."""
     duration_ms: float = 0.0
