@@ -14,7 +14,7 @@ In one run, on this machine:
 4. The static corpora (../shared/data, when present): pages/s with `auto` beside `never`
    (target: no slower) and browser launches (target: 0).
 
-    .venv/bin/python bench/render.py [--rounds 3] [--renders 1000] [--chromium /usr/bin/chromium]
+    .venv/bin/python bench/render.py [--rounds 3] [--renders 1000] [--chromium /usr/bin/chromium] [--static-only]
 """
 
 from __future__ import annotations
@@ -170,8 +170,8 @@ async def static_corpora(tmp: Path, chromium: str, rounds: int) -> None:
             await fetcher.workers.warm()
             rates: dict[str, list[float]] = {"never": [], "auto": []}
             would = 0
-            for _ in range(rounds):
-                for mode in ("never", "auto"):
+            for round_ in range(rounds):
+                for mode in ("never", "auto") if round_ % 2 == 0 else ("auto", "never"):  # no order effect
                     sem = asyncio.Semaphore(8)
 
                     async def one(route: str, mode: str = mode, sem: asyncio.Semaphore = sem) -> bool:
@@ -198,6 +198,9 @@ async def main_async(args: argparse.Namespace) -> None:
         raise SystemExit("needs a Chromium: apt-get install chromium, or pass --chromium PATH")
     with tempfile.TemporaryDirectory() as tmp, AppServer() as apps:
         tmp_path = Path(tmp)
+        if args.static_only:
+            await static_corpora(tmp_path, chromium, args.rounds)
+            return
         async with Fetcher.from_settings(settings_for(tmp_path, chromium, apps.host)) as fetcher:
             static = await static_share(fetcher, apps)
             ours, ours_found = await weblens_latency(fetcher, apps, args.rounds)
@@ -229,6 +232,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--renders", type=int, default=1000, help="renders before the second memory reading")
     parser.add_argument("--chromium", help="the browser binary (default: chromium on PATH)")
+    parser.add_argument("--static-only", action="store_true", help="only the static corpora")
     asyncio.run(main_async(parser.parse_args()))
 
 
