@@ -190,6 +190,8 @@ async def static_corpora(tmp: Path, chromium: str, rounds: int) -> None:
     print(f"  render=never {never:7.1f} pages/s   (today's read)")
     print(f"  render=auto  {auto:7.1f} pages/s   {auto / never:.2f}x   target >= ~1.0x")
     print(f"  pages rendered in auto: {would}; browser launches: {launches}   target 0")
+    shown = {mode: [round(rate, 1) for rate in values] for mode, values in rates.items()}
+    print(f"  each round (pages/s): never {shown['never']}, auto {shown['auto']}")
 
 
 async def main_async(args: argparse.Namespace) -> None:
