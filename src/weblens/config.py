@@ -34,6 +34,7 @@ from weblens.redact import MASK, mask_url, register_secret, register_url_secrets
 
 __all__ = [
     "BraveConfig",
+    "BrowserConfig",
     "CacheConfig",
     "DuckDuckGoConfig",
     "FetchConfig",
@@ -263,6 +264,27 @@ class FetchConfig(BaseModel):
         description="pages up to this size are read in this process, not a worker; default 0, "
         "and 512 KiB for a one-shot `weblens fetch` (starting workers costs more than reading a small page)",
     )
+    render_timeout: float = Field(
+        default=20.0, gt=0, description="hard deadline, seconds, of one browser render (its context is torn down)"
+    )
+
+
+class BrowserConfig(BaseModel):
+    """The rendering tier (`weblens.browser`): which browser, and how much of the machine it may hold."""
+
+    path: str | None = Field(default=None, description="Chromium executable; default Playwright's, then the system's")
+    endpoint: str | None = Field(
+        default=None, description="ws:// Playwright server or http(s):// CDP endpoint of a remote browser"
+    )
+    proxy_host: str = Field(
+        default="127.0.0.1", description="where the guard proxy listens; a remote browser must reach it here"
+    )
+    concurrency: int | None = Field(default=None, ge=1, le=64, description="pages at once; default two per core")
+    max_pages: int = Field(default=200, ge=1, description="a browser is replaced after this many pages")
+    max_rss_mb: int = Field(default=1024, ge=64, description="a browser above this (all its processes) is replaced")
+    idle_s: float = Field(default=60.0, gt=0, description="a browser idle this long is shut down")
+    heap_mb: int = Field(default=256, ge=16, description="V8 heap cap of each page")
+    max_screenshot_height: int = Field(default=8000, ge=100, description="full-page screenshots are cut here, px")
 
 
 class CacheConfig(BaseModel):
@@ -446,6 +468,7 @@ class Settings(BaseSettings):
     web_search: WebSearchConfig = Field(default_factory=WebSearchConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     fetch: FetchConfig = Field(default_factory=FetchConfig)
+    browser: BrowserConfig = Field(default_factory=BrowserConfig)
     policy: PolicyConfig = Field(default_factory=PolicyConfig)
     cache: CacheConfig = Field(default_factory=CacheConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)

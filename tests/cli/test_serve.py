@@ -75,6 +75,21 @@ def test_serve_with_a_model_names_it(terminal: Callable[..., Any]) -> None:
     assert "no model configured" not in run.err
 
 
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({"WEBLENS_BROWSER_PATH": "/nonexistent/chromium"}, "rendering: off — WEBLENS_BROWSER_PATH is /nonexistent"),
+        ({"WEBLENS_BROWSER_ENDPOINT": "ws://127.0.0.1:9/pw"}, "rendering: remote browser at ws://127.0.0.1:9/pw"),
+    ],
+    ids=["no-browser", "remote"],
+)
+def test_serve_says_which_browser_renders_pages(terminal: Callable[..., Any], env: dict[str, str], said: str) -> None:
+    run = terminal("serve", "--port", "0", env=env)
+    run.expect(said)
+    run.interrupt()
+    assert run.wait() == 130
+
+
 @pytest.mark.parametrize("token", ["", "   "], ids=["empty", "spaces"])
 @pytest.mark.parametrize("argv", [["serve"], ["mcp", "--transport", "http"]], ids=["serve", "mcp"])
 def test_an_empty_token_is_no_token_on_a_public_bind(argv: list[str], token: str) -> None:

@@ -46,6 +46,7 @@ TOOLS = [
     "search_web",
     "web_fetch",
     "WebFetch",
+    "web_screenshot",
 ]
 PROVIDERS = ["tavily", "brave", "serper", "searxng", "duckduckgo"]
 

@@ -8,11 +8,13 @@ for the next page go to stderr. A URL typed without a scheme is tried over https
 
 from __future__ import annotations
 
+import enum
 import time
 from typing import Annotated
 
 import typer
 
+from weblens.browser.render import MAX_SCROLL
 from weblens.cli import command_app
 from weblens.cli.output import console, emit_result, fail_from, note
 from weblens.cli.progress import activity
@@ -28,6 +30,12 @@ from weblens.urls import with_scheme
 app = command_app()
 ONE_SHOT_IN_PROCESS_BYTES = 512 * 1024
 """Pages up to this size are read in this process: the worker pool takes 0.4-1 s to start."""
+
+
+class RenderChoice(enum.StrEnum):
+    auto = "auto"
+    always = "always"
+    never = "never"
 
 
 @app.command("fetch")
@@ -46,6 +54,16 @@ def fetch_command(
         typer.Option("--max-tokens", min=1, help=f"Most tokens to show ({TOKENIZER_NAME}; default 2000 with --query)."),
     ] = None,
     raw: Annotated[bool, typer.Option("--raw", help="The page source as sent, not extracted.")] = False,
+    render: Annotated[
+        RenderChoice,
+        typer.Option("--render", help="Run the page in a browser: auto (when the plain read fails), always, never."),
+    ] = RenderChoice.auto,
+    wait_for: Annotated[
+        str | None, typer.Option("--wait-for", help="A CSS selector to wait for in the browser (implies rendering).")
+    ] = None,
+    scroll: Annotated[
+        int, typer.Option("--scroll", min=0, max=MAX_SCROLL, help="Screens to scroll in a browser (implies it).")
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="The result envelope as JSON.")] = False,
 ) -> None:
     """A URL's main content as markdown (paged), or the passages that answer --query."""
@@ -67,6 +85,9 @@ def fetch_command(
                         raw=raw,
                         query=query,
                         max_tokens=max_tokens,
+                        render=render.value,
+                        wait_for=wait_for,
+                        scroll=scroll,
                     ),
                 )
             )
@@ -86,7 +107,8 @@ def fetch_command(
         if page.title:
             console.print(page.title, style="bold")
         size = f" · {page.tokens} tokens ({page.tokenizer})" if page.tokens is not None else ""
-        console.print(f"{page.final_url} · HTTP {page.status} · {page.content_type}{size}", style="dim")
+        how = f" · rendered in {page.render_ms} ms ({page.render_reason})" if page.rendered else ""
+        console.print(f"{page.final_url} · HTTP {page.status} · {page.content_type}{size}{how}", style="dim")
     if page.note:
         note(page.note, "yellow")
     typer.echo(page.content)

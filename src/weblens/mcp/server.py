@@ -148,6 +148,7 @@ def to_call_result(
         # Not as structuredContent: clients check that against the tool's outputSchema even on errors.
         meta[ERROR_KEY] = result.error.model_dump(mode="json")
         return types.CallToolResult(content=content, is_error=True, _meta=meta)
+    content.extend(types.ImageContent(type="image", data=i.data, mime_type=i.mime_type) for i in result.images)
     content.extend(  # only http(s) sources become links a client may render (never `javascript:`, `file:`)
         types.ResourceLink(uri=link, name=source.title or link, title=source.title or None)
         for source in result.sources

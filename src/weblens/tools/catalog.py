@@ -12,6 +12,7 @@ from typing import Any
 from weblens.runtime import Runtime
 from weblens.tool import Tool
 from weblens.tools.fetch import FETCH_FACTORIES
+from weblens.tools.screenshot import SCREENSHOT_FACTORIES
 from weblens.tools.search import SEARCH_FACTORIES
 from weblens.tools.think import Think
 from weblens.tools.todo import SetTodoList
@@ -39,6 +40,7 @@ FACTORIES: list[Any] = [
     _weather,
     *SEARCH_FACTORIES,
     *FETCH_FACTORIES,
+    *SCREENSHOT_FACTORIES,
 ]
 
 
