@@ -11,8 +11,8 @@ SRC = Path(__file__).parent.parent / "src" / "weblens"
 CORE = ("weblens.errors", "weblens.redact", "weblens.arguments", "weblens.closing", "weblens.result",
         "weblens.context", "weblens.tool", "weblens.schema", "weblens.toolset", "weblens.progress")
 ABOVE_CORE = ("weblens.net", "weblens.cache", "weblens.store", "weblens.config", "weblens.runtime", "weblens.search",
-              "weblens.fetch", "weblens.weather", "weblens.tools", "weblens.mcp", "weblens.agent",
-              "weblens.app", "weblens.cli", "weblens.testing")
+              "weblens.fetch", "weblens.weather", "weblens.llm", "weblens.extract", "weblens.tools", "weblens.mcp",
+              "weblens.agent", "weblens.app", "weblens.cli", "weblens.testing")
 TOOL_LAYER = ("weblens.tool", "weblens.toolset", "weblens.tools", "weblens.result", "weblens.context",
               "weblens.runtime")
 UPPER = ("weblens.mcp", "weblens.agent", "weblens.app", "weblens.cli")
@@ -32,6 +32,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "weblens.search": (*TOOL_LAYER, *UPPER, "weblens.testing"),
     "weblens.fetch": (*TOOL_LAYER, *UPPER, "weblens.testing"),
     "weblens.weather": (*TOOL_LAYER, *UPPER, "weblens.testing"),
+    "weblens.llm": (*TOOL_LAYER, *UPPER, "weblens.search", "weblens.fetch", "weblens.testing"),
+    "weblens.extract": (*TOOL_LAYER, *UPPER, "weblens.testing"),
     "weblens.tools": (*UPPER, "weblens.testing"),
     "weblens.mcp": ("weblens.agent", "weblens.app", "weblens.cli", "weblens.testing"),
     "weblens.agent": ("weblens.app", "weblens.cli", "weblens.testing"),
