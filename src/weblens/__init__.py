@@ -34,6 +34,7 @@ if _typing.TYPE_CHECKING:
         UrlNotAllowedError,
         WeblensError,
     )
+    from weblens.extract import extract as extract
     from weblens.fetch import fetch as fetch
     from weblens.policy import DomainPolicy
     from weblens.result import ErrorInfo, Source, ToolError, ToolOk, ToolResult
@@ -61,7 +62,7 @@ _HOMES = {
 }  # fmt: skip
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 # callable modules: weblens.fetch(...) fetches a page, weblens.search(...) runs a search
-_MODULES = ("fetch", "search")
+_MODULES = ("extract", "fetch", "search")
 
 __all__ = [
     "ApprovalRequiredError",
@@ -95,6 +96,7 @@ __all__ = [
     "WeblensError",
     "__version__",
     "define_tool",
+    "extract",
     "fetch",
     "get_settings",
     "get_weather",

@@ -59,6 +59,8 @@ class Extraction(BaseModel):
     model_tokens: int = 0
     """Tokens of page text sent to the model."""
     hint: str | None = None
+    instance: Any = Field(default=None, exclude=True)
+    """The pydantic model instance, when the schema was a model class and the data validates."""
 
 
 class SlotError(BaseModel):

@@ -11,6 +11,7 @@ from typing import Any
 
 from weblens.runtime import Runtime
 from weblens.tool import Tool
+from weblens.tools.extract import EXTRACT_FACTORIES
 from weblens.tools.fetch import FETCH_FACTORIES
 from weblens.tools.search import SEARCH_FACTORIES
 from weblens.tools.think import Think
@@ -39,6 +40,7 @@ FACTORIES: list[Any] = [
     _weather,
     *SEARCH_FACTORIES,
     *FETCH_FACTORIES,
+    *EXTRACT_FACTORIES,
 ]
 
 
