@@ -168,6 +168,7 @@ async def extract_page(
             extraction.missing.append(spec.name)
         else:
             extraction.data[spec.name] = result.value
+    extraction.fields = results  # pydantic copied the dict it was built with
     validator = jsonschema.validators.validator_for(schema)(schema)
     extraction.schema_errors = [f"{'/'.join(map(str, e.path)) or 'data'}: {e.message}"
                                 for e in validator.iter_errors(extraction.data)][:20]  # fmt: skip
