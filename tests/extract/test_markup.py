@@ -8,6 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 import weblens
+from weblens.extract import page_text
 from weblens.runtime import Runtime
 from weblens.testing.extract_pages import PRODUCT_SCHEMA, product_page, products
 from weblens.tools.extract import WebExtract
@@ -27,8 +28,8 @@ async def test_json_ld_product_gives_name_price_currency_availability_without_a_
     price = result.fields["price"]
     assert (price.source, price.verified) == ("json-ld", True)
     assert price.evidence[0].quote == "1,309.00"  # the number as the page writes it
-    visible = await weblens.fetch(url, settings=site.settings(tmp_path), max_length=100_000)
-    assert visible.content[price.evidence[0].start : price.evidence[0].end] == "1,309.00"
+    html = await weblens.fetch(url, settings=site.settings(tmp_path), raw=True, max_length=100_000)
+    assert page_text(html.content)[price.evidence[0].start : price.evidence[0].end] == "1,309.00"
     assert result.fields["availability"].evidence[0].quote == "Out of stock"
     assert result.missing == ["weight"]
     assert result.hint is not None and "WEBLENS_LLM_BASE_URL" in result.hint

@@ -14,10 +14,11 @@ from weblens.extract.extractor import (
     extract_page,
     model_from,
 )
+from weblens.extract.markup import page_text
 from weblens.extract.verify import Evidence
 
 __all__ = ["MAX_URLS", "Evidence", "Extraction", "FieldResult", "SlotError", "extract", "extract_many",
-           "extract_page", "model_from"]  # fmt: skip
+           "extract_page", "model_from", "page_text"]  # fmt: skip
 
 
 class _CallableModule(types.ModuleType):

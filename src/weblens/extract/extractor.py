@@ -13,22 +13,24 @@ from typing import Any, Literal
 import jsonschema
 from pydantic import BaseModel, Field
 
-from weblens.errors import NotConfiguredError, ToolValidationError, WeblensError
+from weblens.errors import NotConfiguredError, ToolTimeoutError, ToolValidationError, WeblensError
 from weblens.extract.fields import FieldSpec, coerce, fields_of, matches
-from weblens.extract.markup import Candidate, read_markup
+from weblens.extract.markup import Candidate, read_html
 from weblens.extract.model import ask_model
 from weblens.extract.verify import Evidence, PageText, find_evidence
 from weblens.fetch.document import Document
-from weblens.fetch.extract import extract as read_text
 from weblens.fetch.fetcher import Fetcher
 from weblens.fetch.reading import read_page
 from weblens.llm import ChatModel
+from weblens.workers import WorkerCrashedError, WorkerTimeoutError
 
 __all__ = ["MAX_URLS", "Extraction", "FieldResult", "SlotError", "extract_many", "extract_page", "model_from"]
 
 MAX_URLS = 10
 MODEL_TOKEN_BUDGET = 1_500
-"""Passages sent to the model for the missing fields, in o200k tokens."""
+"""At most this many tokens (o200k) of passages go to the model for the missing fields..."""
+TOKENS_PER_FIELD = 250
+"""...and this many per field asked: a field rarely needs more than a passage or two."""
 Source = Literal["json-ld", "microdata", "rdfa", "opengraph", "table", "model"]
 
 
@@ -91,16 +93,20 @@ def _from_markup(field: FieldSpec, candidates: list[Candidate], page: PageText) 
     return first
 
 
-async def _page(fetcher: Fetcher, url: str) -> tuple[Document, str, str]:
-    """(document, raw HTML, visible text) through the one guarded fetch path."""
+async def _page(fetcher: Fetcher, url: str) -> tuple[Document, list[Candidate], str]:
+    """(document, markup values, visible text) through the one guarded fetch path; the page is read in a worker."""
     raw, _ = await fetcher.document(url, raw=True)
     if not raw.content_type.startswith(("text/html", "application/xhtml")):
-        visible = raw.content
-    else:
-        work = functools.partial(read_text, raw.content.encode("utf-8", "surrogatepass"), "text/html; charset=utf-8",
-                                 raw.final_url)  # fmt: skip
-        visible = (await fetcher.workers.run(work, timeout=fetcher.settings.fetch.extract_timeout)).content
-    return raw, raw.content, visible
+        return raw, [], raw.content
+    limit = fetcher.settings.fetch.extract_timeout
+    try:
+        candidates, text = await fetcher.workers.run(functools.partial(read_html, raw.content), timeout=limit)
+    except WorkerTimeoutError:
+        raise ToolTimeoutError(f"reading the markup of {raw.final_url} took longer than {limit:g} s, so it was "
+                               "stopped", retryable=False) from None  # fmt: skip
+    except WorkerCrashedError as exc:
+        raise WeblensError(f"reading the markup of {raw.final_url}: {exc.message}") from None
+    return raw, candidates, text
 
 
 def _query(fields: list[FieldSpec]) -> str:
@@ -116,13 +122,11 @@ async def extract_page(
     instructions: str | None = None,
     strict: bool = False,
     not_configured: str | None = None,
-    token_budget: int = MODEL_TOKEN_BUDGET,
 ) -> Extraction:
     """One page's fields; see the module docstring. `not_configured` says how to set a model up when there is none."""
     fields = fields_of(schema)
-    document, html, visible = await _page(fetcher, url)
+    document, candidates, visible = await _page(fetcher, url)
     page = PageText(visible)
-    candidates = await asyncio.to_thread(read_markup, html) if html.lstrip().startswith("<") else []
     results: dict[str, FieldResult] = {}
     for spec in fields:
         found = _from_markup(spec, candidates, page)
@@ -130,6 +134,7 @@ async def extract_page(
     extraction = Extraction(url=url, final_url=document.final_url, data={}, fields=results)
     ask = [f for f in fields if not results[f.name].verified]
     if ask and model is not None:
+        token_budget = min(MODEL_TOKEN_BUDGET, TOKENS_PER_FIELD * (len(ask) + 1))
         text_doc = Document(url=url, final_url=document.final_url, status=document.status,
                             content_type="text/markdown", content=visible, extractor="web_extract",
                             total_length=len(visible))  # fmt: skip

@@ -191,7 +191,8 @@ def _scalar(field: FieldSpec, value: Any) -> Any:
             return False
         return None
     if "string" in types:
-        return str(value)
+        text = str(value)
+        return text.rsplit("/", 1)[-1] if text.startswith(("http://schema.org/", "https://schema.org/")) else text
     return None
 
 

@@ -16,9 +16,10 @@ from typing import Any, Literal
 
 from lxml import html as lxml_html  # type: ignore[import-untyped]
 
+from weblens.extract.visible import visible_text
 from weblens.fetch.html import parse_html
 
-__all__ = ["Candidate", "MarkupSource", "read_markup"]
+__all__ = ["Candidate", "MarkupSource", "page_text", "read_html", "read_markup"]
 
 MarkupSource = Literal["json-ld", "microdata", "rdfa", "opengraph", "table"]
 MAX_CANDIDATES = 5_000
@@ -150,11 +151,21 @@ def _tables(tree: lxml_html.HtmlElement) -> Iterator[Candidate]:
                 yield Candidate("table", (term,), _clip(child.text_content()))
 
 
-def read_markup(html: str) -> list[Candidate]:
-    """Every value the page declares, best-kept sources first (JSON-LD, microdata, RDFa, OpenGraph, tables)."""
+def read_html(html: str) -> tuple[list[Candidate], str]:
+    """(every value the page declares, the text it shows), from one parse; CPU work, run in a worker."""
     tree = parse_html(html)
     if tree is None:
-        return []
+        return [], ""
+    return read_markup(tree), visible_text(tree)
+
+
+def page_text(html: str) -> str:
+    """The visible text evidence offsets point into: `page_text(html)[e.start:e.end] == e.quote`."""
+    return read_html(html)[1]
+
+
+def read_markup(tree: lxml_html.HtmlElement) -> list[Candidate]:
+    """Every value the page declares, best-kept sources first (JSON-LD, microdata, RDFa, OpenGraph, tables)."""
     found: list[Candidate] = []
     for reader in (_json_ld, _microdata, _rdfa_and_opengraph, _tables):
         for candidate in reader(tree):

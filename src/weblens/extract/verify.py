@@ -25,6 +25,16 @@ __all__ = ["Evidence", "PageText", "find_evidence"]
 LONG_STRING_WORDS = 8
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"[^.!?\n|]+")
+_CAMEL_TOKEN = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+")
+_DOLLAR = ("$",)
+_CURRENCY_SIGNS: dict[str, tuple[str, ...]] = {
+    "USD": ("US$", *_DOLLAR), "CAD": ("C$", "CA$", *_DOLLAR), "AUD": ("A$", "AU$", *_DOLLAR),
+    "NZD": ("NZ$", *_DOLLAR), "SGD": ("S$", *_DOLLAR), "HKD": ("HK$", *_DOLLAR), "MXN": ("MX$", *_DOLLAR),
+    "EUR": ("€",), "GBP": ("£",), "JPY": ("¥", "円"), "CNY": ("¥", "元"), "INR": ("₹",), "KRW": ("₩",),
+    "RUB": ("₽",), "TRY": ("₺",), "ILS": ("₪",), "UAH": ("₴",), "VND": ("₫",), "PHP": ("₱",), "NGN": ("₦",),
+    "THB": ("฿",), "BRL": ("R$",), "PLN": ("zł",),
+}  # fmt: skip
+"""A currency code a page shows as its sign; `$` stands for any dollar, so it confirms less than the code."""
 _NEGATION = {"not", "no", "out", "unavailable", "sold", "without", "none", "never"}
 
 
@@ -65,6 +75,13 @@ class PageText:
                 return self.evidence(self.words[first][1], self.words[position][2])
         return None
 
+    def sign(self, signs: Sequence[str]) -> Evidence | None:
+        for sign in signs:
+            at = self.text.find(sign)
+            if at >= 0:
+                return self.evidence(at, at + len(sign))
+        return None
+
     def number(self, value: Decimal) -> Evidence | None:
         for start, end, meanings in find_numbers(self.text):
             if value in meanings:
@@ -90,10 +107,10 @@ class PageText:
 
 def _scalar_evidence(page: PageText, field: FieldSpec, value: Any) -> Evidence | None:
     if isinstance(value, bool):
-        found = page.sentence_with(words_of(field.name))
-        if found is None:
+        sentence = page.sentence_with(words_of(field.name))
+        if sentence is None:
             return None
-        evidence, negated = found
+        evidence, negated = sentence
         return evidence if negated != value else None
     if isinstance(value, int | float):
         return page.number(Decimal(str(value)))
@@ -103,9 +120,12 @@ def _scalar_evidence(page: PageText, field: FieldSpec, value: Any) -> Evidence |
         day = parse_date(value)
         if day is not None:
             return page.date(day)
-    if field.enum:
-        return page.phrase(words_of(value))  # `InStock` is shown as "in stock"
-    return page.phrase([w.casefold() for w in _WORD.findall(value)])
+    found = page.phrase([w.casefold() for w in _WORD.findall(value)])
+    if found is None and _CAMEL_TOKEN.fullmatch(value):
+        found = page.phrase(words_of(value))  # `InStock` is shown as "in stock"
+    if found is None and value in _CURRENCY_SIGNS:
+        found = page.sign(_CURRENCY_SIGNS[value])  # `USD` is shown as "$"
+    return found
 
 
 def find_evidence(page: PageText, field: FieldSpec, value: Any) -> list[Evidence] | None:

@@ -48,7 +48,7 @@ class Product:
                   "availability": self.availability, "sku": self.sku, "weight": self.weight}  # fmt: skip
         if kind == "disagreeing" and self.shown_price is not None:
             values["price"] = self.shown_price
-        if kind in ("markup_only", "agreeing", "disagreeing"):
+        if kind != "tables_prose":
             values.pop("weight")  # only the tables and prose kind states it
         return values
 
