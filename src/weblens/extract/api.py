@@ -71,5 +71,5 @@ async def extract(
         for result in results:
             if isinstance(result, Extraction) and not result.schema_errors:
                 with contextlib.suppress(ValidationError):
-                    result.instance = schema.model_validate(result.data)
+                    result._instance = schema.model_validate(result.data)
     return results[0] if isinstance(url, str) else results

@@ -11,7 +11,7 @@ import functools
 from typing import Any, Literal
 
 import jsonschema
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from weblens.errors import NotConfiguredError, ToolTimeoutError, ToolValidationError, WeblensError
 from weblens.extract.fields import FieldSpec, coerce, fields_of, matches
@@ -61,8 +61,12 @@ class Extraction(BaseModel):
     model_tokens: int = 0
     """Tokens of page text sent to the model."""
     hint: str | None = None
-    instance: Any = Field(default=None, exclude=True)
-    """The pydantic model instance, when the schema was a model class and the data validates."""
+    _instance: Any = PrivateAttr(default=None)
+
+    @property
+    def instance(self) -> Any:
+        """The pydantic model instance, when the schema was a model class and the data validates."""
+        return self._instance
 
 
 class SlotError(BaseModel):
