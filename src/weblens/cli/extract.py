@@ -15,7 +15,7 @@ import typer
 
 from weblens.cli import command_app
 from weblens.cli.fetch import with_scheme
-from weblens.cli.output import emit_result, fail_from, note
+from weblens.cli.output import emit_result, fail, fail_from, note
 from weblens.cli.progress import activity
 from weblens.cli.runner import run, with_runtime
 from weblens.cli.settings import load_settings
@@ -76,4 +76,9 @@ def extract_command(
         data = [slot.get("data") for slot in results]
         typer.echo(json.dumps(data[0] if len(data) == 1 else data, ensure_ascii=False, indent=2))
 
-    emit_result(result, as_json, render)
+    if as_json:
+        emit_result(result, True)
+    elif result.error is not None:
+        fail(result.error.message, result.error.code)
+    else:
+        render()
