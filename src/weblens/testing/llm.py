@@ -10,7 +10,8 @@ what the model says, turn by turn::
 
 Each request takes the next turn; `responder` computes a turn from the request instead
 (for concurrent clients). Text streams in small chunks and tool-call arguments are
-split across chunks, as real servers do.
+split across chunks, as real servers do. `unsupported=["response_format"]` makes it refuse
+requests carrying those fields with HTTP 400, as servers without structured output do.
 """
 
 from __future__ import annotations
