@@ -45,7 +45,7 @@ def extract_command(
     strict: Annotated[bool, typer.Option("--strict", help="null for values the page's text does not show.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The result envelope, with every field's evidence.")] = False,
 ) -> None:
-    """A JSON Schema's fields from pages: markup first, the model for the rest, every value checked."""
+    """A JSON Schema's fields from pages, every value checked against its page."""
     settings = load_settings(as_json=as_json)
     try:
         args: dict[str, Any] = {"schema": _schema(schema), "instructions": instructions, "strict": strict}
