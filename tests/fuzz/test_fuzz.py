@@ -46,6 +46,7 @@ TOOLS = [
     "search_web",
     "web_fetch",
     "WebFetch",
+    "web_extract",
 ]
 PROVIDERS = ["tavily", "brave", "serper", "searxng", "duckduckgo"]
 

@@ -81,7 +81,9 @@ def _from_markup(field: FieldSpec, candidates: list[Candidate], page: PageText) 
     """The best markup value for the field: the first one the page shows, else the first at all (flagged)."""
     first: FieldResult | None = None
     for source in ("json-ld", "microdata", "rdfa", "opengraph", "table"):
-        values = [c.value for c in candidates if c.source == source and matches(field, c)]
+        # an item's own property (`Product.name`) before a nested one's (`Product.brand.name`)
+        found = sorted((c for c in candidates if c.source == source and matches(field, c)), key=lambda c: len(c.path))
+        values = [c.value for c in found]
         value = coerce(field, values) if values else None
         if value is None:
             continue
