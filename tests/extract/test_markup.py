@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,16 @@ async def test_the_tool_tells_the_model_what_is_verified(site: Site, tmp_path: P
     assert '- price: 1309 [json-ld; NOT verified]' in result.text
     assert '- sku: "SKU-4101" [json-ld; verified: "SKU-4101" at' in result.text
     assert "untrusted data" in result.text
+
+
+async def test_the_main_item_answers_not_the_site_around_it(site: Site, tmp_path: Path) -> None:
+    graph = {"@context": "https://schema.org", "@graph": [
+        {"@type": "Organization", "name": "Harbor Goods"},
+        {"@type": "Product", "name": "Harbor insulated kettle", "brand": {"@type": "Brand", "name": "Harbor"},
+         "offers": {"@type": "Offer", "price": "49.50", "priceCurrency": "EUR"}}]}  # fmt: skip
+    html = (f'<html><head><script type="application/ld+json">{json.dumps(graph)}</script></head><body>'
+            "<p>Harbor Goods</p><h1>Harbor insulated kettle</h1><p>EUR 49.50</p></body></html>")  # fmt: skip
+    url = site.page("/g", html)
+    result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path))
+    assert result.data == {"name": "Harbor insulated kettle", "price": 49.5, "currency": "EUR"}
+    assert all(result.fields[name].verified for name in result.data)

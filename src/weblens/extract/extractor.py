@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections import Counter
 from typing import Any, Literal
 
 import jsonschema
@@ -77,12 +78,23 @@ class SlotError(BaseModel):
     message: str
 
 
-def _from_markup(field: FieldSpec, candidates: list[Candidate], page: PageText) -> FieldResult | None:
+def _main_item(fields: list[FieldSpec], candidates: list[Candidate]) -> str | None:
+    """The item type that answers most of the schema's fields (`Product`, not the `Organization` beside it)."""
+    answers: Counter[str] = Counter()
+    for field in fields:
+        answers.update({c.path[0] for c in candidates if len(c.path) > 1 and matches(field, c)})
+    return answers.most_common(1)[0][0] if answers else None
+
+
+def _from_markup(
+    field: FieldSpec, candidates: list[Candidate], page: PageText, main: str | None
+) -> FieldResult | None:
     """The best markup value for the field: the first one the page shows, else the first at all (flagged)."""
     first: FieldResult | None = None
     for source in ("json-ld", "microdata", "rdfa", "opengraph", "table"):
-        # an item's own property (`Product.name`) before a nested one's (`Product.brand.name`)
-        found = sorted((c for c in candidates if c.source == source and matches(field, c)), key=lambda c: len(c.path))
+        # the main item's own property (`Product.name`) before another's or a nested one's (`Product.brand.name`)
+        found = sorted((c for c in candidates if c.source == source and matches(field, c)),
+                       key=lambda c: (c.path[0] != main, len(c.path)))  # fmt: skip
         values = [c.value for c in found]
         value = coerce(field, values) if values else None
         if value is None:
@@ -134,8 +146,9 @@ async def extract_page(
     document, candidates, visible = await _page(fetcher, url)
     page = PageText(visible)
     results: dict[str, FieldResult] = {}
+    main = _main_item(fields, candidates)
     for spec in fields:
-        found = _from_markup(spec, candidates, page)
+        found = _from_markup(spec, candidates, page, main)
         results[spec.name] = found or FieldResult(note="no markup on the page gives this field")
     extraction = Extraction(url=url, final_url=document.final_url, data={}, fields=results)
     ask = [f for f in fields if not results[f.name].verified]
