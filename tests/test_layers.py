@@ -13,8 +13,8 @@ CORE = ("weblens.errors", "weblens.redact", "weblens.arguments", "weblens.closin
         "weblens.placeholders")
 ABOVE_CORE = ("weblens.net", "weblens.browser",
               "weblens.cache", "weblens.store", "weblens.config", "weblens.runtime", "weblens.search",
-              "weblens.fetch", "weblens.weather", "weblens.tools", "weblens.mcp", "weblens.agent",
-              "weblens.app", "weblens.cli", "weblens.testing")
+              "weblens.fetch", "weblens.weather", "weblens.llm", "weblens.extract", "weblens.tools", "weblens.mcp",
+              "weblens.agent", "weblens.app", "weblens.cli", "weblens.testing")
 TOOL_LAYER = ("weblens.tool", "weblens.toolset", "weblens.tools", "weblens.result", "weblens.context",
               "weblens.runtime")
 UPPER = ("weblens.mcp", "weblens.agent", "weblens.app", "weblens.cli")
@@ -35,6 +35,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "weblens.search": (*TOOL_LAYER, *UPPER, "weblens.testing"),
     "weblens.fetch": (*TOOL_LAYER, *UPPER, "weblens.testing"),
     "weblens.weather": (*TOOL_LAYER, *UPPER, "weblens.testing"),
+    "weblens.llm": (*TOOL_LAYER, *UPPER, "weblens.search", "weblens.fetch", "weblens.testing"),
+    "weblens.extract": (*TOOL_LAYER, *UPPER, "weblens.testing"),
     "weblens.tools": (*UPPER, "weblens.testing"),
     "weblens.mcp": ("weblens.agent", "weblens.app", "weblens.cli", "weblens.testing"),
     "weblens.agent": ("weblens.app", "weblens.cli", "weblens.testing"),

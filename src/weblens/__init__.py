@@ -34,6 +34,7 @@ if _typing.TYPE_CHECKING:
         UrlNotAllowedError,
         WeblensError,
     )
+    from weblens.extract import extract as extract
     from weblens.fetch import fetch as fetch
     from weblens.fetch import screenshot
     from weblens.policy import DomainPolicy
@@ -63,7 +64,7 @@ _HOMES = {
 }  # fmt: skip
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 # callable modules: weblens.fetch(...) fetches a page, weblens.search(...) runs a search
-_MODULES = ("fetch", "search")
+_MODULES = ("extract", "fetch", "search")
 
 __all__ = [
     "ApprovalRequiredError",
@@ -97,6 +98,7 @@ __all__ = [
     "WeblensError",
     "__version__",
     "define_tool",
+    "extract",
     "fetch",
     "get_settings",
     "get_weather",

@@ -47,6 +47,7 @@ TOOLS = [
     "web_fetch",
     "WebFetch",
     "web_screenshot",
+    "web_extract",
 ]
 PROVIDERS = ["tavily", "brave", "serper", "searxng", "duckduckgo"]
 

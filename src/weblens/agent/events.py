@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from weblens.llm.chat import Usage
 from weblens.result import Source
 
 __all__ = [
@@ -66,20 +67,6 @@ class CitationCheck(BaseModel):
     score: float = 0.0
     """Support of the sentence by `passage`: the share of the sentence's words found in it (0–1)."""
     url: str | None = None
-
-
-class Usage(BaseModel):
-    """Tokens the model reported, summed over every model call of one answer."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
-
-    def add(self, other: Usage | None) -> None:
-        if other is not None:
-            self.prompt_tokens += other.prompt_tokens
-            self.completion_tokens += other.completion_tokens
-            self.total_tokens += other.total_tokens
 
 
 class Delta(BaseModel):

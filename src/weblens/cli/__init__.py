@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tools": ("weblens.cli.info", "List the available tools, or print their schemas for a model API."),
     "config": ("weblens.cli.config", "Show the effective settings (secrets masked) and where each came from."),
     "search": ("weblens.cli.search", "Search the web (automatic provider choice with fallback)."),
+    "extract": ("weblens.cli.extract", "A JSON Schema's fields from pages, every value checked against its page."),
     "fetch": ("weblens.cli.fetch", "A URL's main content as markdown (paged), or the passages that answer --query."),
     "screenshot": ("weblens.cli.screenshot", "Save a screenshot of a web page (PNG or JPEG) as a browser shows it."),
     "weather": ("weblens.cli.weather", "Show the weather for a place (Open-Meteo, no key needed)."),

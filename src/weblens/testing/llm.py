@@ -10,7 +10,8 @@ what the model says, turn by turn::
 
 Each request takes the next turn; `responder` computes a turn from the request instead
 (for concurrent clients). Text streams in small chunks and tool-call arguments are
-split across chunks, as real servers do.
+split across chunks, as real servers do. `unsupported=["response_format"]` makes it refuse
+requests carrying those fields with HTTP 400, as servers without structured output do.
 """
 
 from __future__ import annotations
@@ -95,8 +96,11 @@ class ScriptedLLM:
         responder: Responder | None = None,
         model: str = DEFAULT_MODEL,
         latency_s: float = 0.0,
+        unsupported: Iterable[str] = (),
     ) -> None:
         self.server = FakeServer(latency_s=latency_s)
+        self.unsupported = frozenset(unsupported)
+        """Request fields refused with HTTP 400 (`response_format`, `tool_choice`), as servers without them do."""
         self.model = model
         self.responder = responder
         self._turns: deque[Turn] = deque(turns)
@@ -159,6 +163,9 @@ class ScriptedLLM:
             body = request.json()
         except ValueError:
             return self._error(400, "request body is not JSON")
+        refused = sorted(self.unsupported & body.keys()) if isinstance(body, dict) else []
+        if refused:
+            return self._error(400, f"unsupported parameter: {refused[0]}")
         turn = self._next_turn(body)
         if turn is None:
             return self._error(400, "ScriptedLLM has no scripted turn left")

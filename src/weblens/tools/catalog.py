@@ -11,6 +11,7 @@ from typing import Any
 
 from weblens.runtime import Runtime
 from weblens.tool import Tool
+from weblens.tools.extract import EXTRACT_FACTORIES
 from weblens.tools.fetch import FETCH_FACTORIES
 from weblens.tools.screenshot import SCREENSHOT_FACTORIES
 from weblens.tools.search import SEARCH_FACTORIES
@@ -41,6 +42,7 @@ FACTORIES: list[Any] = [
     *SEARCH_FACTORIES,
     *FETCH_FACTORIES,
     *SCREENSHOT_FACTORIES,
+    *EXTRACT_FACTORIES,
 ]
 
 

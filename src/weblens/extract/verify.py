@@ -1,0 +1,140 @@
+"""Is a value on the page? Found in the page's visible text, with the quote and its offsets.
+
+Strings match word for word after case and punctuation are set aside; a long string (eight
+words or more) may have a few other words between its own, but every one of its words must
+be there, in order. Numbers match whatever their formatting; dates in any common form;
+enums and booleans only where a sentence carries the value's (or the field's) words.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel
+
+from weblens.extract.fields import FieldSpec, words_of
+from weblens.extract.numbers import find_dates, find_numbers, parse_date
+
+__all__ = ["Evidence", "PageText", "find_evidence"]
+
+LONG_STRING_WORDS = 8
+_WORD = re.compile(r"\w+")
+_SENTENCE = re.compile(r"[^.!?\n|]+")
+_CAMEL_TOKEN = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+")
+_DOLLAR = ("$",)
+_CURRENCY_SIGNS: dict[str, tuple[str, ...]] = {
+    "USD": ("US$", *_DOLLAR), "CAD": ("C$", "CA$", *_DOLLAR), "AUD": ("A$", "AU$", *_DOLLAR),
+    "NZD": ("NZ$", *_DOLLAR), "SGD": ("S$", *_DOLLAR), "HKD": ("HK$", *_DOLLAR), "MXN": ("MX$", *_DOLLAR),
+    "EUR": ("€",), "GBP": ("£",), "JPY": ("¥", "円"), "CNY": ("¥", "元"), "INR": ("₹",), "KRW": ("₩",),
+    "RUB": ("₽",), "TRY": ("₺",), "ILS": ("₪",), "UAH": ("₴",), "VND": ("₫",), "PHP": ("₱",), "NGN": ("₦",),
+    "THB": ("฿",), "BRL": ("R$",), "PLN": ("zł",),
+}  # fmt: skip
+"""A currency code a page shows as its sign; `$` stands for any dollar, so it confirms less than the code."""
+_NEGATION = {"not", "no", "out", "unavailable", "sold", "without", "none", "never"}
+
+
+class Evidence(BaseModel):
+    """The passage of the page's visible text that shows the value: `text[start:end] == quote`."""
+
+    quote: str
+    start: int
+    end: int
+
+
+class PageText:
+    """The visible text, split into words once for every field's check."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.words = [(m.group().casefold(), m.start(), m.end()) for m in _WORD.finditer(text)]
+        self.at: dict[str, list[int]] = defaultdict(list)
+        for index, (word, _, _) in enumerate(self.words):
+            self.at[word].append(index)
+
+    def evidence(self, start: int, end: int) -> Evidence:
+        return Evidence(quote=self.text[start:end], start=start, end=end)
+
+    def phrase(self, words: Sequence[str]) -> Evidence | None:
+        """Where `words` appear, consecutively (or, for a long phrase, in order within a little slack)."""
+        if not words:
+            return None
+        slack = len(words) // 2 + 2 if len(words) >= LONG_STRING_WORDS else 0
+        for first in self.at.get(words[0], ()):
+            position = first
+            for word in words[1:]:
+                position = next((i for i in range(position + 1, min(position + 2 + slack, len(self.words)))
+                                 if self.words[i][0] == word), -1)  # fmt: skip
+                if position < 0:
+                    break
+            else:
+                return self.evidence(self.words[first][1], self.words[position][2])
+        return None
+
+    def sign(self, signs: Sequence[str]) -> Evidence | None:
+        for sign in signs:
+            at = self.text.find(sign)
+            if at >= 0:
+                return self.evidence(at, at + len(sign))
+        return None
+
+    def number(self, value: Decimal) -> Evidence | None:
+        for start, end, meanings in find_numbers(self.text):
+            if value in meanings:
+                return self.evidence(start, end)
+        return None
+
+    def date(self, value: dt.date) -> Evidence | None:
+        for start, end, days in find_dates(self.text):
+            if value in days:
+                return self.evidence(start, end)
+        return None
+
+    def sentence_with(self, words: Sequence[str]) -> tuple[Evidence, bool] | None:
+        """The first sentence holding all of `words`, and whether it negates them."""
+        wanted = set(words)
+        for match in _SENTENCE.finditer(self.text):
+            found = {w.casefold() for w in _WORD.findall(match.group())}
+            if wanted and wanted <= found:
+                start = match.start() + len(match.group()) - len(match.group().lstrip())
+                return self.evidence(start, match.end()), bool(found & _NEGATION)
+        return None
+
+
+def _scalar_evidence(page: PageText, field: FieldSpec, value: Any) -> Evidence | None:
+    if isinstance(value, bool):
+        sentence = page.sentence_with(words_of(field.name))
+        if sentence is None:
+            return None
+        evidence, negated = sentence
+        return evidence if negated != value else None
+    if isinstance(value, int | float):
+        return page.number(Decimal(str(value)))
+    if not isinstance(value, str):
+        return None
+    if field.schema.get("format") in ("date", "date-time") or re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", value.strip()):
+        day = parse_date(value)
+        if day is not None:
+            return page.date(day)
+    found = page.phrase([w.casefold() for w in _WORD.findall(value)])
+    if found is None and _CAMEL_TOKEN.fullmatch(value):
+        found = page.phrase(words_of(value))  # `InStock` is shown as "in stock"
+    if found is None and value in _CURRENCY_SIGNS:
+        found = page.sign(_CURRENCY_SIGNS[value])  # `USD` is shown as "$"
+    return found
+
+
+def find_evidence(page: PageText, field: FieldSpec, value: Any) -> list[Evidence] | None:
+    """The evidence for each of the value's parts (one for a scalar), or None when any is not on the page."""
+    parts = value if isinstance(value, list) else [value]
+    found = []
+    for part in parts:
+        evidence = _scalar_evidence(page, field, part)
+        if evidence is None:
+            return None
+        found.append(evidence)
+    return found

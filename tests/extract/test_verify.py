@@ -1,0 +1,70 @@
+"""Checking values against the text a page shows: formats pages write, and what a reader cannot see."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import weblens
+from weblens.extract.fields import fields_of
+from weblens.extract.numbers import parse_number
+from weblens.extract.verify import PageText, find_evidence
+
+from .conftest import Site
+
+SCHEMA = {"type": "object", "properties": {
+    "price": {"type": "number"}, "released": {"type": "string", "format": "date"},
+    "summary": {"type": "string"}, "currency": {"type": "string"}, "in_stock": {"type": "boolean"}}}  # fmt: skip
+FIELDS = {f.name: f for f in fields_of(SCHEMA)}
+
+
+@pytest.mark.parametrize(("written", "value"), [("$1,299.00", 1299), ("1.299,00 €", 1299), ("1 299", 1299),
+                                                ("12,5", 12.5), ("0.75", 0.75)])  # fmt: skip
+def test_a_number_is_found_however_the_page_writes_it(written: str, value: float) -> None:
+    page = PageText(f"Our price today: {written} per unit.")
+    evidence = find_evidence(page, FIELDS["price"], value)
+    assert evidence is not None and written.strip("$€ ").startswith(evidence[0].quote)
+    assert find_evidence(page, FIELDS["price"], value + 1) is None
+    assert parse_number(written) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("written", ["14 March 2026", "March 14, 2026", "2026-03-14", "14/03/2026", "Mar 14 2026"])
+def test_a_date_is_found_in_common_forms(written: str) -> None:
+    page = PageText(f"Released on {written} to all stores.")
+    evidence = find_evidence(page, FIELDS["released"], "2026-03-14")
+    assert evidence is not None and evidence[0].quote == written
+    assert find_evidence(page, FIELDS["released"], "2026-03-15") is None
+
+
+def test_long_strings_match_loosely_but_keep_every_word() -> None:
+    page = PageText("The kettle keeps water hot for twelve full hours, even on a cold morning at the harbour.")
+    field = FIELDS["summary"]
+    assert find_evidence(page, field, "keeps water hot for twelve hours even on a cold morning") is not None
+    assert find_evidence(page, field, "keeps water hot for twelve hours even on a warm morning") is None
+    assert find_evidence(page, field, "water hot") is not None
+    assert find_evidence(page, field, "hot water") is None  # a short string matches exactly, in order
+
+
+def test_booleans_and_currency_signs_need_a_passage() -> None:
+    page = PageText("Price: $40. This lamp is not in stock until May.")
+    assert find_evidence(page, FIELDS["in_stock"], False) is not None
+    assert find_evidence(page, FIELDS["in_stock"], True) is None
+    assert find_evidence(page, FIELDS["currency"], "USD") is not None
+    assert find_evidence(PageText("Price: 40."), FIELDS["in_stock"], False) is None
+    assert find_evidence(PageText("Price: 40."), FIELDS["currency"], "USD") is None
+
+
+HIDDEN = """<html><head><script type="application/ld+json">
+{"@type": "Product", "name": "Lumen reading lamp", "offers": {"price": "89.00", "priceCurrency": "EUR"}}
+</script><style>.p{}</style></head><body><h1>Lumen reading lamp</h1>
+<div style="display: none">Price 89.00 EUR</div><p hidden>89.00</p>
+<script>var price = "89.00";</script><p>Call us for today's price.</p></body></html>"""
+
+
+async def test_text_a_reader_cannot_see_does_not_verify(site: Site, tmp_path: Path) -> None:
+    url = site.page("/lamp", HIDDEN)
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "price": {"type": "number"}}}
+    result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path))
+    assert result.fields["name"].verified
+    assert result.fields["price"].value == 89 and not result.fields["price"].verified
