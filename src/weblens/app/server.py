@@ -438,6 +438,7 @@ def create_app(
             if warming is not None:
                 warming.cancel()
             listening.cancel()
+            await asyncio.gather(listening, return_exceptions=True)
             await api.answers.runs.aclose()
             if chat is not None and isinstance(chat.agent.model, ChatModel):
                 await chat.agent.model.aclose()

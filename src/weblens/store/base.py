@@ -55,6 +55,11 @@ class SlotStore(Protocol):
         """The upstream asked for a pause: no slot of `name` starts before `seconds` from now."""
         ...
 
+    async def depart(self, name: str, interval_s: float) -> float:
+        """A request is leaving now: 0 when the last one left `interval_s` ago or more (this
+        one's departure is recorded), else the seconds still to wait (nothing is recorded)."""
+        ...
+
 
 @runtime_checkable
 class BreakerStore(Protocol):
