@@ -97,7 +97,7 @@ async def test_an_answer_one_replica_writes_is_followed_and_stopped_from_the_oth
     redis_replicas: list[Replica], llm: ScriptedLLM
 ) -> None:
     story = "Once upon a time, " + "a fleet kept writing. " * 60
-    llm.add(Turn(text=story, chunk_interval_s=0.05))  # about 17 s unless stopped
+    llm.add(Turn(text=story, chunk_interval_s=0.05), Turn(text=story, chunk_interval_s=0.05))  # 17 s each
     writer, other = (replica.url for replica in redis_replicas)
     written: list[Sse] = []
     followed: list[Sse] = []
@@ -147,3 +147,20 @@ async def test_an_answer_one_replica_writes_is_followed_and_stopped_from_the_oth
         assert (await http.post(f"{other}/api/sessions/{session_id}/stop")).json() == {"stopped": False}
         gone = await http.get(f"{other}/api/sessions/{session_id}/stream")
         assert gone.status_code == 404
+
+        # the writer killed mid-answer: a follower elsewhere is told, once its claim has expired
+        async with http.stream(
+            "POST", f"{writer}/api/chat", json={"message": "and again", "session_id": session_id}
+        ) as again:
+            async for event in _events(again):
+                if event.event == "delta":
+                    break
+            async with http.stream("GET", f"{other}/api/sessions/{session_id}/stream?from=0") as resumed:
+                orphaned = _events(resumed)
+                async for event in orphaned:
+                    if event.event == "delta":
+                        break
+                redis_replicas[0].process.send_signal(signal.SIGKILL)
+                rest = [event async for event in orphaned]
+        assert rest[-1].event == "error" and "went away" in rest[-1].data["message"]
+        assert (await http.get(f"{other}/api/sessions/{session_id}")).json()["running"] is False
