@@ -203,7 +203,8 @@ class SearchConfig(BaseModel):
     max_retry_after_s: float = Field(default=10.0, ge=0, description="longest Retry-After we wait out")
     rate_margin_ms: float = Field(
         default=RATE_MARGIN_MS, ge=0, le=10_000,
-        description="added to each provider's request spacing, with departures recorded; 0: exactly at the limit",
+        description="added to each provider's request spacing (at most a tenth of it), with departures recorded; "
+        "0: exactly at the limit",
     )
     key_cooldown_s: float = Field(
         default=300.0, ge=0, description="how long a key refused with 401/403 stays out of its pool"
@@ -211,6 +212,10 @@ class SearchConfig(BaseModel):
     key_quota_cooldown_s: float = Field(
         default=3600.0, ge=0, description="how long a key at its quota stays out when the provider names no reset"
     )
+
+    @property
+    def rate_margin_s(self) -> float:
+        return self.rate_margin_ms / 1000
 
 
 class PolicyConfig(BaseModel):

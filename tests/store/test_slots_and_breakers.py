@@ -41,9 +41,11 @@ async def test_slots_are_spaced_by_the_rate_plus_the_margin_set(
     # at exactly 1/rate, a request leaving a little late makes the next arrive under the limit
     monkeypatch.setenv("WEBLENS_SEARCH_RATE_MARGIN_MS", "40")
     async with Runtime(Settings(redis_url=redis_url, data_dir=tmp_path)) as runtime:
-        limiter = runtime.limiters.get("brave https://api.search.brave.com", 10.0, max_wait_s=10.0)
+        limiter = runtime.limiters.get("brave https://api.search.brave.com", 2.0, max_wait_s=10.0)
         starts = [(await limiter.slots.claim(limiter.name, limiter.interval))[0] for _ in range(4)]
-    assert [b - a for a, b in itertools.pairwise(starts)] == pytest.approx([0.14] * 3, abs=1e-4)
+        fast = runtime.limiters.get("serper https://google.serper.dev", 100.0, max_wait_s=10.0)
+    assert [b - a for a, b in itertools.pairwise(starts)] == pytest.approx([0.54] * 3, abs=1e-4)
+    assert fast.interval == pytest.approx(0.011)  # at most a tenth of the spacing: 10 ms, not 40
 
 
 async def test_a_departure_keeps_the_next_one_a_spacing_behind_it(backends: Backends) -> None:

@@ -30,6 +30,9 @@ __all__ = ["RateLimiter", "RateLimiters"]
 
 T = TypeVar("T")
 
+MAX_MARGIN_SHARE = 0.1
+"""The margin is at most this share of the spacing `1/rate`."""
+
 
 class RateLimiter:
     """Spaces calls to one upstream `1/rate` seconds apart, in arrival order."""
@@ -45,13 +48,14 @@ class RateLimiter:
         margin_s: float = 0.0,
     ) -> None:
         """`rate_per_s=None`: no spacing, but `Retry-After` answers are still waited out;
-        `margin_s` is added to each spacing (see the module docstring)."""
+        `margin_s` is added to each spacing, up to a tenth of it (see the module docstring)."""
         if rate_per_s is not None and rate_per_s <= 0:
             raise ValueError("rate_per_s must be positive")
         if margin_s < 0:
             raise ValueError("margin_s must not be negative")
-        self.interval = 1.0 / rate_per_s + margin_s if rate_per_s else 0.0
-        self.margin_s = margin_s
+        # at most a tenth of the spacing: at 10 000/s a fixed 50 ms would be the limit itself
+        self.margin_s = min(margin_s, MAX_MARGIN_SHARE / rate_per_s) if rate_per_s else 0.0
+        self.interval = 1.0 / rate_per_s + self.margin_s if rate_per_s else 0.0
         self.max_wait_s = max_wait_s
         self.retries = retries
         self.name = name
