@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import contextlib
 import itertools
+import math
 import statistics
 import subprocess
 import sys
@@ -144,20 +145,26 @@ def pacing(args: argparse.Namespace, redis_url: str) -> None:
           f"{args.replicas} replicas, fake Brave enforcing {args.pace_rate:g}/s exactly ({interval_ms:.0f} ms apart)")
     for margin in args.margins:
         rejected, closest, walls = [], [], []
+        outcomes: dict[str, int] = {}
         with (
             FakeBrave(requests_per_second=args.pace_rate, pace_tolerance=0) as brave,
             replicas(args.replicas, brave, args.pace_rate, redis_url, margin_ms=margin) as urls,
         ):
             for run in range(args.pace_runs):
                 brave.reset()
-                wall, _ = asyncio.run(burst(urls, args.pace_searches, args.pace_searches, tag=f"m{margin:g}r{run} "))
+                wall, answered = asyncio.run(
+                    burst(urls, args.pace_searches, args.pace_searches, tag=f"m{margin:g}r{run} ")
+                )
+                for code, count in answered.items():
+                    outcomes[code] = outcomes.get(code, 0) + count
                 arrivals = sorted(request.received_at for request in brave.requests)
                 rejected.append(brave.rejected)
-                closest.append(min(b - a for a, b in itertools.pairwise(arrivals)) * 1000)
+                closest.append(min((b - a for a, b in itertools.pairwise(arrivals)), default=math.inf) * 1000)
                 walls.append(wall)
         print(f"  margin {margin:>4g} ms: 429s per run {rejected} (total {sum(rejected)}, median "
               f"{statistics.median(rejected):g}); closest arrivals {statistics.median(closest):.0f} ms median, "
-              f"{min(closest):.0f} ms least (limit {interval_ms:.0f}); wall {statistics.median(walls):.1f} s median")
+              f"{min(closest):.0f} ms least (limit {interval_ms:.0f}); wall {statistics.median(walls):.1f} s median; "
+              f"outcomes {dict(sorted(outcomes.items()))}")
 
 
 def chat_part() -> None:
