@@ -138,17 +138,18 @@ async def cached_overhead(redis_url: str, rounds: int) -> None:
           f"overhead {shared - local:+.3f} ms ({shared / local:.1f}x)")
 
 
-def pacing(args: argparse.Namespace, redis_url: str) -> None:
+def pacing(args: argparse.Namespace, redis: RedisServer) -> None:
     """429s from a provider that enforces its limit exactly: spaced at the limit, then with each margin."""
     interval_ms = 1000 / args.pace_rate
     print(f"pacing: {args.pace_runs} runs of {args.pace_searches} new searches at once per margin, "
           f"{args.replicas} replicas, fake Brave enforcing {args.pace_rate:g}/s exactly ({interval_ms:.0f} ms apart)")
     for margin in args.margins:
+        redis.flush()  # a breaker the 429s of the last margin opened would refuse the next one's searches
         rejected, closest, walls = [], [], []
         outcomes: dict[str, int] = {}
         with (
             FakeBrave(requests_per_second=args.pace_rate, pace_tolerance=0) as brave,
-            replicas(args.replicas, brave, args.pace_rate, redis_url, margin_ms=margin) as urls,
+            replicas(args.replicas, brave, args.pace_rate, redis.url, margin_ms=margin) as urls,
         ):
             for run in range(args.pace_runs):
                 brave.reset()
@@ -191,7 +192,7 @@ def main() -> None:
         sys.exit(INSTALL_HINT)
     with RedisServer() as redis:
         if args.only == "pacing":
-            pacing(args, redis.url)
+            pacing(args, redis)
             return
         # first, while no fake server thread of the fleet runs in this process to take the GIL
         asyncio.run(cached_overhead(redis.url, args.rounds))
@@ -199,7 +200,7 @@ def main() -> None:
         run("with Redis", args, redis.url)
         run("without Redis (each replica its own limit and cache)", args, None)
         redis.flush()
-        pacing(args, redis.url)
+        pacing(args, redis)
         chat_part()
 
 
