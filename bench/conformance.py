@@ -2,7 +2,7 @@
 
 Each cell is observed (what the provider's fake received, what came back, what weblens
 says it applied), not declared; see `weblens.testing.conformance`. Prints the markdown
-table the README carries; exits 1 if any guarantee is violated.
+table docs/search.md carries; exits 1 if any guarantee is violated.
 
     .venv/bin/python bench/conformance.py
 """

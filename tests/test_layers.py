@@ -9,7 +9,8 @@ import pytest
 
 SRC = Path(__file__).parent.parent / "src" / "weblens"
 CORE = ("weblens.errors", "weblens.redact", "weblens.arguments", "weblens.closing", "weblens.result",
-        "weblens.context", "weblens.tool", "weblens.schema", "weblens.toolset", "weblens.progress")
+        "weblens.context", "weblens.tool", "weblens.schema", "weblens.toolset", "weblens.progress", "weblens.loops",
+        "weblens.placeholders")
 ABOVE_CORE = ("weblens.net", "weblens.cache", "weblens.store", "weblens.config", "weblens.runtime", "weblens.search",
               "weblens.fetch", "weblens.weather", "weblens.tools", "weblens.mcp", "weblens.agent",
               "weblens.app", "weblens.cli", "weblens.testing")

@@ -1,4 +1,5 @@
-"""Every code block of the README, run as written against the fakes of `weblens.testing`.
+"""Every code block of the README and of the documentation (`docs/*.md`), run as written
+against the fakes of `weblens.testing`.
 
 Shell blocks run line by line in bash (`weblens` on PATH); a server line (`weblens serve`,
 `weblens mcp --transport http`) is started, waited for and stopped at the end of its
@@ -7,7 +8,8 @@ defining a pytest test is run by pytest. JSON and TOML blocks are loaded and che
 way weblens reads them. The environment points every provider, the model and the pages
 at local servers, as a user's settings would; in the text only `https://example.com`
 (served by a local page server) and the ports 8765/8766 (free ports here) are replaced.
-The two set-up commands are left out, with the reason, in `NOT_RUN`.
+The two set-up commands are left out, with the reason, in `NOT_RUN`; `source
+.venv/bin/activate` is what this environment already is (the venv's `bin` first on `PATH`).
 """
 
 from __future__ import annotations
@@ -38,7 +40,10 @@ from weblens.testing.pages import PageServer, article_html, make_pdf
 from weblens.testing.providers import FakeBrave, FakeDuckDuckGo
 from weblens.testing.server import Reply
 
-README = Path(__file__).parent.parent / "README.md"
+ROOT = Path(__file__).parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+"""The README and every documentation page: their code blocks run here."""
+ACTIVATE = "source .venv/bin/activate"
 TILDE_FENCE = re.compile(r"^~~~.*?^~~~$", re.M | re.S)
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 NOT_RUN = {
@@ -66,16 +71,22 @@ class Block:
     lang: str
     text: str
     line: int
+    page: str
 
     @property
     def id(self) -> str:
-        return f"line{self.line}-{self.lang or 'text'}"
+        return f"{self.page}:{self.line}-{self.lang or 'text'}"
+
+
+def page_blocks(page: Path) -> list[Block]:
+    # `~~~` blocks show terminal output (which may itself hold ``` fences): not code to run
+    source = TILDE_FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), page.read_text())
+    name = page.relative_to(ROOT).as_posix()
+    return [Block(m.group(1), m.group(2), source[: m.start()].count("\n") + 1, name) for m in FENCE.finditer(source)]
 
 
 def readme_blocks() -> list[Block]:
-    # `~~~` blocks show terminal output (which may itself hold ``` fences): not code to run
-    source = TILDE_FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), README.read_text())
-    return [Block(m.group(1), m.group(2), source[: m.start()].count("\n") + 1) for m in FENCE.finditer(source)]
+    return [block for page in PAGES for block in page_blocks(page)]
 
 
 def free_port() -> int:
@@ -198,14 +209,21 @@ def inspector_shim(world: World, request: pytest.FixtureRequest) -> None:
     shims = world.home / "bin"
     shims.mkdir(exist_ok=True)
     shim = shims / "npx"
-    shim.write_text(f'#!/bin/sh\n[ "$1" = @modelcontextprotocol/inspector ] && shift\nexec {shlex.quote(found)} "$@"\n')
+    shim.write_text(
+        '#!/bin/sh\n[ "$1" = -y ] && shift\n'
+        'case "$1" in @modelcontextprotocol/inspector*) shift;; esac\n'
+        f'exec {shlex.quote(found)} "$@"\n'
+    )
     shim.chmod(0o755)
     world.env["PATH"] = f"{shims}{os.pathsep}{world.env['PATH']}"
 
 
 def run_shell(block: Block, world: World, request: pytest.FixtureRequest) -> None:
     for line in shell_lines(world.rewrite(block.text)):
-        if line.startswith("npx @modelcontextprotocol/inspector"):
+        if line == ACTIVATE:  # the venv's bin is already first on PATH here, as activating it puts it
+            assert world.env["PATH"].startswith(str(Path(sys.executable).parent))
+            continue
+        if line.startswith(("npx @modelcontextprotocol/inspector", "npx -y @modelcontextprotocol/inspector")):
             inspector_shim(world, request)
             port = world.mcp_port
             if not any("mcp" in " ".join(map(str, p.args)) for p in world.started):
@@ -290,7 +308,7 @@ def _leaves(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
 def test_every_block_is_run_or_has_a_reason() -> None:
     firsts = [block.text.splitlines()[0] for block in readme_blocks()]
     for prefix in NOT_RUN:
-        assert sum(first.startswith(prefix) for first in firsts) == 1, f"NOT_RUN entry matches no block: {prefix}"
+        assert any(first.startswith(prefix) for first in firsts), f"NOT_RUN entry matches no block: {prefix}"
     assert {block.lang for block in readme_blocks()} <= {"bash", "sh", "python", "json", "toml"}
 
 

@@ -14,7 +14,15 @@ import pytest
 from pydantic import BaseModel, Field
 
 from weblens import define_tool
-from weblens.schema import DIALECTS, compact_schema, gemini_schema, inline_refs, is_recursive, strict_schema
+from weblens.schema import (
+    DIALECTS,
+    compact_schema,
+    gemini_schema,
+    inline_refs,
+    is_recursive,
+    strict_schema,
+    without_absent,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -157,20 +165,52 @@ _INSTANCES: list[tuple[dict[str, Any], bool]] = [
 ]
 
 
+def _type_lists(node: Any) -> list[Any]:
+    """Every `type` written as a list, anywhere in `node`."""
+    if isinstance(node, list):
+        return [found for item in node for found in _type_lists(item)]
+    if not isinstance(node, dict):
+        return []
+    own = [node["type"]] if isinstance(node.get("type"), list) else []
+    return own + [found for value in node.values() for found in _type_lists(value)]
+
+
 def test_compact_schema_accepts_exactly_what_the_original_accepts() -> None:
     from jsonschema import Draft202012Validator
 
     original = Hits.model_json_schema()
     compact = compact_schema(original)
     assert not _keys(compact) & {"$ref", "$defs"}
+    assert _type_lists(compact) == []  # portable: one type per schema, as single-type dialects want
     assert compact["properties"]["hits"]["items"]["properties"]["score"] == {
-        "default": None, "description": "fusion score", "title": "Score", "type": ["number", "null"],
+        "description": "fusion score", "title": "Score", "type": "number",
     }  # fmt: skip
-    assert compact["properties"]["hits"]["items"]["properties"]["kind"]["enum"] == ["page", "pdf", None]
+    assert compact["properties"]["hits"]["items"]["properties"]["kind"]["enum"] == ["page", "pdf"]
     Draft202012Validator.check_schema(compact)
     for instance, valid in _INSTANCES:
         assert Draft202012Validator(original).is_valid(instance) is valid, instance
-        assert Draft202012Validator(compact).is_valid(instance) is valid, instance
+        sent = without_absent(instance, compact)
+        assert Draft202012Validator(compact).is_valid(sent) is valid, sent
+    assert without_absent({"hits": [{**HIT, "score": None, "kind": None}], "best": None}, compact) == {"hits": [HIT]}
+
+
+def test_a_required_null_is_sent_and_stays_any_of() -> None:
+    from jsonschema import Draft202012Validator
+
+    class Page(BaseModel):
+        next_start_index: int | None
+        byline: str | None = None
+        words: int | None = 0  # null is not the default here: absent would mean 0
+
+    compact = compact_schema(Page.model_json_schema())
+    props = compact["properties"]
+    assert props["next_start_index"]["anyOf"] == [{"type": "integer"}, {"type": "null"}]
+    assert props["words"]["anyOf"] == [{"type": "integer"}, {"type": "null"}]
+    assert props["byline"]["type"] == "string"
+    page = {"next_start_index": None, "byline": None, "words": None}
+    assert without_absent(page, compact) == {"next_start_index": None, "words": None}
+    assert Draft202012Validator(compact).is_valid(without_absent(page, compact))
+    assert page["byline"] is None  # a copy: the data itself keeps its nulls
 
 
 def test_compact_schema_keeps_the_refs_of_a_recursive_model() -> None:
@@ -186,7 +226,8 @@ def test_compact_schema_keeps_the_refs_of_a_recursive_model() -> None:
     assert compact["$defs"]["Node"]["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
 
     deep = {"name": "a", "children": [{"name": "b", "children": [{"name": "c", "children": None}]}]}
-    assert Draft202012Validator(compact).is_valid(deep)
+    assert without_absent(deep, compact) == {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}
+    assert Draft202012Validator(compact).is_valid(without_absent(deep, compact))
     assert not Draft202012Validator(compact).is_valid({"name": "a", "children": [{"children": []}]})
 
 

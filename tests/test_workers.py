@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from weblens.errors import WeblensError
+from weblens.errors import TooLargeError, WeblensError
 from weblens.workers import WorkerCrashedError, WorkerPool, WorkerTimeoutError
 
 pytestmark = pytest.mark.timeout(120)
@@ -153,3 +153,22 @@ def test_a_script_without_a_main_guard_is_not_run_again_in_the_workers(tmp_path:
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=110, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines() == ["top-level code ran", "extracted True"]
+
+
+async def test_a_call_over_the_memory_limit_is_too_large_and_a_fresh_worker() -> None:
+    async with WorkerPool(1, memory_mb=64) as pool:
+        pid = await pool.run(os.getpid, timeout=30)
+        assert await pool.run(functools.partial(bytes, 8 << 20), timeout=30) == bytes(8 << 20)  # within the limit
+        with pytest.raises(TooLargeError) as caught:
+            await pool.run(functools.partial(bytearray, 256 << 20), timeout=30)
+        assert caught.value.code == "too_large" and "64 MB" in caught.value.message
+        await _wait_gone(pid)
+        assert await pool.run(os.getpid, timeout=30) != pid
+
+
+async def test_an_ordinary_error_under_a_memory_limit_is_not_too_large() -> None:
+    async with WorkerPool(1, memory_mb=64) as pool:
+        pid = await pool.run(os.getpid, timeout=30)
+        with pytest.raises(ValueError):
+            await pool.run(functools.partial(int, "not a number"), timeout=30)
+        assert await pool.run(os.getpid, timeout=30) == pid

@@ -9,10 +9,11 @@ file is `$WEBLENS_CONFIG`, else `./weblens.toml`, else `$XDG_CONFIG_HOME/weblens
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlsplit
 
 from dotenv import dotenv_values
@@ -23,10 +24,11 @@ from pydantic_settings import (
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    TomlConfigSettingsSource,
 )
 
+from weblens.config_file import ConfigFileSource
 from weblens.errors import NotConfiguredError
+from weblens.placeholders import is_placeholder
 from weblens.policy.domains import DomainPolicy, normalise_domain
 from weblens.redact import MASK, mask_url, register_secret, register_url_secrets
 
@@ -261,6 +263,18 @@ class FetchConfig(BaseModel):
     extract_timeout: float = Field(
         default=10.0, gt=0, description="hard deadline, seconds, to read one downloaded page (its worker is killed)"
     )
+    worker_memory_mb: int | None = Field(
+        default=None,
+        ge=0,
+        description="memory a worker may allocate reading one page, MB; past it the page is too_large. "
+        "Default: half the machine's memory shared by the workers (256-2048 MB each); 0 = no limit",
+    )
+    in_process_bytes: int | None = Field(
+        default=None,
+        ge=0,
+        description="pages up to this size are read in this process, not a worker; default 0, "
+        "and 512 KiB for a one-shot `weblens fetch` (starting workers costs more than reading a small page)",
+    )
 
 
 class CacheConfig(BaseModel):
@@ -298,6 +312,17 @@ class LlmConfig(BaseModel):
     tools: CommaList = Field(default_factory=lambda: ["get_weather", "web_search", "web_fetch"])
 
 
+def _provenance_mode(value: Any) -> Any:
+    """`true`/`false` (the setting was a switch before it had modes) mean `links`/`off`."""
+    if isinstance(value, bool):
+        return "links" if value else "off"
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        return {"true": "links", "1": "links", "yes": "links", "on": "links", "false": "off", "0": "off",
+                "no": "off"}.get(lowered, lowered)  # fmt: skip
+    return value
+
+
 class AgentConfig(BaseModel):
     """Limits and guarantees of one agent run (an answer); MCP clients are not affected."""
 
@@ -308,9 +333,13 @@ class AgentConfig(BaseModel):
     max_calls_per_step: int = Field(
         default=8, ge=1, description="tool calls run per model step; the model is told about the ones beyond"
     )
-    url_provenance: bool = Field(
-        default=True,
-        description="fetch only URLs the user wrote or an earlier tool result of the session contained",
+    url_provenance: Annotated[Literal["off", "links", "sources"], BeforeValidator(_provenance_mode)] = Field(
+        default="links",
+        description=(
+            "which URLs tools may fetch inside an answer: links = the user's and any URL in an earlier tool "
+            "result; sources = the user's and the sources tools returned (search results, fetched pages' final "
+            "URLs), not links inside page text; off = any URL"
+        ),
     )
 
     @field_validator("max_uses")
@@ -335,6 +364,12 @@ class ServerConfig(BaseModel):
     )
     max_connections: int = Field(
         default=1000, gt=0, description="open client connections; lowered to fit the open-file limit"
+    )
+    pending_max_messages: int = Field(
+        default=1_000, gt=0, description="chat messages kept in memory while storage fails; past it one is lost"
+    )
+    pending_max_mb: float = Field(
+        default=64.0, gt=0, description="MB of chat messages kept in memory while storage fails; past it one is lost"
     )
 
 
@@ -455,6 +490,7 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _apply_seed_000_section(self) -> Settings:
+        _drop_placeholders(self)
         legacy = self.web_search
         if legacy.api_key is not None and self.brave.api_key is None:
             self.brave.api_key = legacy.api_key
@@ -487,6 +523,21 @@ class Settings(BaseSettings):
         return value.get_secret_value() if isinstance(value, SecretStr) else value
 
 
+def _drop_placeholders(model: BaseModel, path: tuple[str, ...] = ()) -> None:
+    """A key copied from the docs (`...`, `<your key>`, `sk-…`) is unset, with a warning naming it."""
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            _drop_placeholders(value, (*path, name))
+        elif isinstance(value, SecretStr) and is_placeholder(value.get_secret_value()) and path:
+            setattr(model, name, None)
+            where = f"[{'.'.join(path)}] {name}"
+            where = f"{env_name(path[0], name)} ({where})" if len(path) == 1 else where
+            logging.getLogger("weblens.config").warning(
+                "%s looks like a placeholder copied from an example, not a real value: treated as unset", where
+            )
+
+
 def _named_sources(
     settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource | None = None
 ) -> Iterator[tuple[str, PydanticBaseSettingsSource]]:
@@ -501,9 +552,14 @@ def _named_sources(
     yield ".env", _ProviderKeys(settings_cls, _dotenv())
     path = config_file_path()
     if path is not None:
+        if path.is_dir():
+            raise NotConfiguredError(
+                f"config file {path} (from WEBLENS_CONFIG) is a directory: name the file in it, "
+                f"e.g. {path / 'weblens.toml'}"
+            )
         if not path.is_file():
             raise NotConfiguredError(f"config file {path} (from WEBLENS_CONFIG) does not exist")
-        yield str(path), TomlConfigSettingsSource(settings_cls, toml_file=path)
+        yield str(path), ConfigFileSource(settings_cls, path)
 
 
 _SEED_000_ALIASES = {

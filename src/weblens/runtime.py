@@ -99,8 +99,7 @@ class Runtime(AsyncClosing):
         )
         self._own_sessions = sessions is None
         self.sessions = sessions if sessions is not None else open_session_store(settings)
-        if self.sessions.name == "postgresql":
-            self.readiness_checks["postgresql"] = self.sessions.check
+        self.readiness_checks[self.sessions.name] = self.sessions.check  # down too while writes fail
         self._closed = False
 
     @classmethod

@@ -26,6 +26,7 @@ __all__ = [
     "is_open",
     "is_recursive",
     "strict_schema",
+    "without_absent",
 ]
 
 Schema = dict[str, Any]
@@ -131,31 +132,106 @@ def is_recursive(schema: Schema) -> bool:
     return any(cycles(name, (name,)) for name in edges)
 
 
-_NOT_PER_TYPE = ("const", "anyOf", "oneOf", "allOf", "not", "$ref", "if")
-"""Keywords that constrain every type, so `type: [X, "null"]` could not stand for `anyOf [X, null]`."""
-
-
-def _nullable_as_type_list(node: Schema) -> None:
-    options = node.get("anyOf")
+def _nullable_branch(prop: Any) -> Schema | None:
+    """X when `prop` is `anyOf [X, null]` (in either order), else None."""
+    options = prop.get("anyOf") if isinstance(prop, dict) else None
     if not (isinstance(options, list) and len(options) == 2 and {"type": "null"} in options):
-        return
+        return None
     other = options[0] if options[1] == {"type": "null"} else options[1]
-    if not isinstance(other, dict) or not isinstance(other.get("type"), str) or set(other) & set(_NOT_PER_TYPE):
+    return other if isinstance(other, dict) else None
+
+
+def _absent_when_null(node: Schema) -> None:
+    props = node.get("properties")
+    if not isinstance(props, dict):
         return
-    node.pop("anyOf")  # `other` leaves the tree with it: it may be changed in place
-    for key, value in _make_nullable(other).items():
-        node.setdefault(key, value)  # the outer description and default say more than the inner ones
+    required = set(node.get("required") or ())
+    for name, prop in list(props.items()):
+        other = _nullable_branch(prop)
+        if other is None or name in required or "default" not in prop or prop["default"] is not None:
+            continue
+        outer = {key: value for key, value in prop.items() if key not in ("anyOf", "default")}
+        props[name] = {**other, **outer}  # the outer description says more than the inner one
 
 
 def compact_schema(schema: Schema) -> Schema:
-    """A copy of `schema` that accepts the same instances with fewer subschemas: local refs
-    inlined (unless recursive) and `anyOf [X, null]` written `type: [X, "null"]`.
+    """A copy of `schema` with fewer subschemas, for MCP output schemas: local refs inlined
+    (unless recursive), and an optional property whose default is null, `anyOf [X, null]`,
+    written X: such a null is sent as an absent property (`without_absent`), which says the same.
+    Every other nullable stays `anyOf [X, null]`, never `type: [X, "null"]`.
 
-    For MCP output schemas: a client compiles each tool's outputSchema once per session, and
-    jsonschema's 2020-12 metaschema costs ~0.2 ms of CPU per subschema (web_search's: 8 → 5 ms);
-    some clients also fail on `$ref` in an outputSchema."""
+    A client compiles each tool's outputSchema once per session, and jsonschema's 2020-12
+    metaschema costs ~0.2 ms of CPU per subschema (web_search's: 8 → 5 ms); some clients also
+    fail on `$ref` in an outputSchema, and clients that map schemas onto a single-`type`
+    dialect (Gemini's) refuse or drop type lists (the MCP Inspector warns about them)."""
     out = copy.deepcopy(schema) if is_recursive(schema) else inline_refs(schema)
-    _walk(out, _nullable_as_type_list)
+    _walk(out, _absent_when_null)
+    return out
+
+
+_CONSTRAINTS = frozenset({"type", "enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref"})
+_JSON_TYPES: tuple[tuple[type, tuple[str, ...]], ...] = (
+    (bool, ("boolean",)),
+    (int, ("integer", "number")),
+    (float, ("number",)),
+    (str, ("string",)),
+    (list, ("array",)),
+    (dict, ("object",)),
+)
+
+
+def _accepts_null(schema: Schema) -> bool:
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if None in (schema.get("enum") or ()) or ("const" in schema and schema["const"] is None):
+        return True
+    options = [o for o in (schema.get("anyOf") or schema.get("oneOf") or ()) if isinstance(o, dict)]
+    return any(_accepts_null(o) for o in options) or not (_CONSTRAINTS & set(schema))
+
+
+def _resolve(schema: Any, root: Schema) -> Schema:
+    ref = schema.get("$ref") if isinstance(schema, dict) else None
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return {**root.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {}), **schema}
+    return schema if isinstance(schema, dict) else {}
+
+
+def _branch_for(instance: Any, schema: Schema, root: Schema) -> Schema:
+    """The `anyOf` branch of `schema` that `instance`'s JSON type selects (or `schema` itself)."""
+    options = schema.get("anyOf")
+    if not isinstance(options, list):
+        return schema
+    names = next((names for kind, names in _JSON_TYPES if isinstance(instance, kind)), ())
+    for option in options:
+        branch = _resolve(option, root)
+        if branch.get("type") in names:
+            return branch
+    return schema
+
+
+def without_absent(instance: Any, schema: Schema, root: Schema | None = None) -> Any:
+    """`instance` without the nulls that `compact_schema` writes as absent properties (a copy;
+    the instance itself is not changed): what is sent against a compact schema."""
+    root = schema if root is None else root
+    schema = _branch_for(instance, _resolve(schema, root), root)
+    if isinstance(instance, list):
+        items = schema.get("items")
+        return [without_absent(item, items, root) for item in instance] if isinstance(items, dict) else instance
+    if not isinstance(instance, dict):
+        return instance
+    props = schema.get("properties") or {}
+    required = set(schema.get("required") or ())
+    others = schema.get("additionalProperties")
+    out: dict[str, Any] = {}
+    for key, value in instance.items():
+        sub = props.get(key, others)
+        if not isinstance(sub, dict):
+            out[key] = value
+        elif value is None and key in props and key not in required and not _accepts_null(_resolve(sub, root)):
+            continue
+        else:
+            out[key] = without_absent(value, sub, root)
     return out
 
 

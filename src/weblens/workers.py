@@ -17,6 +17,14 @@ a script that calls `weblens.fetch` at top level, without an `if __name__ == "__
 guard, is not run again in each worker: calls only name functions in weblens' modules.
 `size=0` runs calls in a thread instead (for debuggers and profilers): no hard deadline
 then — the caller gets its timeout, but the thread runs on.
+
+Memory: with `memory_mb`, a worker may grow its address space by that much beyond what it
+holds when it starts (`RLIMIT_AS`, set in the worker after the fork). An allocation past it
+fails inside the worker — Python's `MemoryError`, or libxml2's `ERR_NO_MEMORY` that lxml
+reports as a parse error — and the call is `WorkerMemoryError` (`too_large`), its worker
+replaced. Measured: `RLIMIT_DATA` also stops lxml, but `RLIMIT_AS` leaves a peak
+(`VmPeak`) to recognise the failure by. Every worker also asks the kernel to kill it first
+under memory pressure (`oom_score_adj` 1000), so the server survives a page that does not.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 import pickle
+import resource
 import signal
 import socket
 import struct
@@ -38,17 +47,34 @@ from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
 from weblens.closing import AsyncClosing
-from weblens.errors import ToolTimeoutError, WeblensError
+from weblens.errors import TooLargeError, ToolTimeoutError, WeblensError
 
-__all__ = ["WorkerCrashedError", "WorkerPool", "WorkerTimeoutError", "default_size"]
+__all__ = [
+    "WorkerCrashedError",
+    "WorkerMemoryError",
+    "WorkerPool",
+    "WorkerTimeoutError",
+    "default_memory_mb",
+    "default_size",
+]
 
 T = TypeVar("T")
 
 _HEADER = struct.Struct("!Q")
 _READY = b"R"
+_TAKEN = b"T"
+"""A worker's word that it has read a call: a worker dead before it is not that call's doing."""
+_HANDOVER_TRIES = 3
 _START_TIMEOUT_S = 60.0
 """How long a new worker may take to say it is ready (the first start also boots the forkserver)."""
 _JOIN_TIMEOUT_S = 5.0
+_KEEP = b"K"
+_OVER_MEMORY = b"M"
+"""The first byte of an answer: keep the worker, or it ran out of its memory (replace it)."""
+_PEAK_SLACK = 16 * 1024 * 1024
+"""A failed call whose address-space peak came this close to the limit ran out of memory."""
+_OOM_SCORE_ADJ = "1000"
+"""The most a process may raise its own score: the kernel's first choice under memory pressure."""
 
 
 class WorkerTimeoutError(ToolTimeoutError):
@@ -61,12 +87,36 @@ class WorkerCrashedError(WeblensError):
     """The worker running a call died (a crash, a signal, out of memory) or could not start."""
 
 
+class WorkerMemoryError(TooLargeError):
+    """A call needed more memory than a worker may use; its worker was replaced."""
+
+    default_retryable = False
+
+
 def default_size() -> int:
     """One worker per core this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
+
+
+def _machine_memory() -> int:
+    """Bytes this process may use: the machine's memory, or its cgroup's limit when lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    with contextlib.suppress(OSError, ValueError):
+        with open("/sys/fs/cgroup/memory.max") as limit:
+            text = limit.read().strip()
+        if text != "max":
+            total = min(total, int(text))
+    return total
+
+
+def default_memory_mb(workers: int) -> int:
+    """Half the machine's memory shared by the workers, each between 256 MB and 2 GB: every
+    worker at its limit still leaves the server and the system half the machine."""
+    share = _machine_memory() // 2 // max(1, workers) >> 20
+    return max(256, min(2048, share))
 
 
 # -- the worker side ---------------------------------------------------------------------
@@ -84,23 +134,69 @@ def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
     return bytes(buffer)
 
 
-def _answer(call: bytes) -> bytes:
-    """Run one pickled call; its result or its exception, pickled."""
+def _status_kib(field: str) -> int:
+    """A `VmSize`-like field of /proc/self/status, in KiB (0 where there is none)."""
+    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def _limit_memory(extra: int) -> int | None:
+    """Cap this process's address space at what it holds now plus `extra` bytes; the cap, or
+    None where it cannot be set."""
+    limit = _status_kib("VmSize") * 1024 + extra
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (OSError, ValueError):
+        return None
+    return limit
+
+
+def _ran_out(exc: BaseException, limit: int | None) -> bool:
+    """Whether a failed call failed for want of memory: a MemoryError on the way, libxml2's
+    ERR_NO_MEMORY in an lxml error's log, or an address-space peak at the cap."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the exception, what caused it, what it was raised while handling
+        if seen is None:
+            break
+        if isinstance(seen, MemoryError):
+            return True
+        log = getattr(seen, "error_log", None)
+        if log is not None and any(getattr(entry, "type_name", "") == "ERR_NO_MEMORY" for entry in log):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return limit is not None and _status_kib("VmPeak") * 1024 >= limit - _PEAK_SLACK
+
+
+def _answer(call: bytes, limit: int | None) -> bytes:
+    """Run one pickled call; a flag byte, then its result or its exception, pickled."""
     try:
         outcome: tuple[bool, Any] = (True, pickle.loads(call)())
     except Exception as exc:  # the caller decides what an error means
         outcome = (False, exc)
+        if _ran_out(exc, limit):
+            return _OVER_MEMORY
     try:
-        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+        return _KEEP + pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:  # an unpicklable result or exception
+        if _ran_out(exc, limit):
+            return _OVER_MEMORY
         failed = WeblensError(f"a worker's answer could not be sent back: {type(exc).__name__}: {exc}")
-        return pickle.dumps((False, failed), protocol=pickle.HIGHEST_PROTOCOL)
+        return _KEEP + pickle.dumps((False, failed), protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _serve(sock: socket.socket) -> None:
+def _serve(sock: socket.socket, memory_bytes: int | None = None) -> None:
     """A worker's life: answer calls on `sock` until the pool closes it (or goes away)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the server; it stops the workers
     os.dup2(2, 1)  # stdout may be the server's protocol channel (MCP over stdio): never write there
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
+        score.write(_OOM_SCORE_ADJ)
+    limit = _limit_memory(memory_bytes) if memory_bytes else None
     with contextlib.suppress(OSError):  # the pool went away (closed, or gave up waiting): just end
         sock.sendall(_READY)
         while True:
@@ -110,8 +206,10 @@ def _serve(sock: socket.socket) -> None:
             call = _recv_exactly(sock, _HEADER.unpack(header)[0])
             if call is None:
                 return
-            answer = _answer(call)
-            sock.sendall(_HEADER.pack(len(answer)) + answer)
+            sock.sendall(_TAKEN)
+            answer = _answer(call, limit)
+            sock.sendall(_HEADER.pack(len(answer)))
+            sock.sendall(answer)
 
 
 # -- the pool side -----------------------------------------------------------------------
@@ -124,10 +222,17 @@ class _Worker:
         self.writer = writer
         self.loop = asyncio.get_running_loop()
 
-    async def call(self, payload: bytes) -> bytes:
-        self.writer.write(_HEADER.pack(len(payload)))
-        self.writer.write(payload)
-        await self.writer.drain()
+    async def hand_over(self, payload: bytes) -> bool:
+        """Hand the worker a call; False if it died before reading it (killed while idle, say)."""
+        try:
+            self.writer.write(_HEADER.pack(len(payload)))
+            self.writer.write(payload)
+            await self.writer.drain()
+            return await self.reader.readexactly(len(_TAKEN)) == _TAKEN
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+            return False
+
+    async def receive(self) -> bytes:
         (size,) = _HEADER.unpack(await self.reader.readexactly(_HEADER.size))
         return await self.reader.readexactly(size)
 
@@ -207,14 +312,25 @@ class WorkerPool(AsyncClosing):
     """Up to `size` worker processes, started on first use and kept warm; see the module docstring.
 
     `preload` names modules the forkserver imports once for every worker (the heavy
-    libraries the calls use). A pool belongs to one event loop at a time; used from another,
+    libraries the calls use). `memory_mb` is what a worker may allocate beyond its start
+    (None or 0: no limit). A pool belongs to one event loop at a time; used from another,
     it starts fresh workers there.
     """
 
-    def __init__(self, size: int | None = None, *, preload: Sequence[str] = (), start_method: str = "forkserver"):
+    def __init__(
+        self,
+        size: int | None = None,
+        *,
+        preload: Sequence[str] = (),
+        start_method: str = "forkserver",
+        memory_mb: int | None = None,
+    ):
         self.size = default_size() if size is None else size
         if self.size < 0:
             raise ValueError("a worker pool's size must be 0 (run in a thread) or more")
+        if memory_mb is not None and memory_mb < 0:
+            raise ValueError("a worker's memory limit must be 0 (none) or more megabytes")
+        self.memory_mb = memory_mb or None
         self._context: Any = multiprocessing.get_context(start_method)
         self._forkserver = start_method == "forkserver"
         self._preload = list(preload)
@@ -306,9 +422,23 @@ class WorkerPool(AsyncClosing):
         done = False
         try:
             async with asyncio.timeout(timeout):
-                answer = await worker.call(payload)
+                for _ in range(_HANDOVER_TRIES):  # a worker that died before reading the call: another one
+                    if await worker.hand_over(payload):
+                        break
+                    self._forget(worker)
+                    self._count -= 1
+                    worker = await self._acquire()
+                else:
+                    raise ConnectionError("no worker took the call")
+                answer = await worker.receive()
+            if answer[:1] == _OVER_MEMORY:
+                raise WorkerMemoryError(
+                    f"the work needed more than a worker's memory limit of {self.memory_mb} MB "
+                    "(fetch.worker_memory_mb); its worker process was replaced",
+                    details={"worker_memory_mb": self.memory_mb},
+                )
             done = True
-            return answer
+            return answer[1:]
         except TimeoutError:
             raise WorkerTimeoutError(
                 f"the work took longer than {timeout:g} s; its worker process was killed"
@@ -381,7 +511,8 @@ class WorkerPool(AsyncClosing):
         if self._forkserver:
             _boot_forkserver_deaf_to_ctrl_c()  # about a second, once per process
         ours, theirs = socket.socketpair()
-        process = self._context.Process(target=_serve, args=(theirs,), daemon=True, name="weblens-worker")
+        memory = self.memory_mb << 20 if self.memory_mb else None
+        process = self._context.Process(target=_serve, args=(theirs, memory), daemon=True, name="weblens-worker")
         try:
             # the first start boots the forkserver (about a second): not on the event loop
             await asyncio.to_thread(_start_process, process)

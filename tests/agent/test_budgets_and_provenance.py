@@ -139,7 +139,7 @@ async def test_a_url_from_nowhere_is_refused_and_never_fetched(llm: ScriptedLLM,
     assert "does not appear in the user's messages" in tool_messages(llm.sent[1])[0]
 
 
-async def test_urls_the_user_gave_or_a_tool_returned_may_be_fetched_in_any_spelling(
+async def test_urls_the_user_gave_or_a_tool_returned_may_be_fetched_as_the_same_request_only(
     llm: ScriptedLLM, ask: Any, make_search: Any
 ) -> None:
     fetched: list[str] = []
@@ -147,9 +147,10 @@ async def test_urls_the_user_gave_or_a_tool_returned_may_be_fetched_in_any_spell
         Turn(tool_calls=[call("web_search", {"query": "q"})]),
         Turn(
             tool_calls=[
-                call("read_page", {"url": "https://WWW.news.example/ai/?utm_source=x"}),  # the search result, respelled
-                call("read_page", {"url": "http://docs.example/guide"}),  # the user wrote docs.example/guide
-                call("read_page", {"url": "https://news.example/ai?secret=1"}),  # not what the tool returned
+                call("read_page", {"url": "https://NEWS.example/ai"}),  # the search result: host case is not sent
+                call("read_page", {"url": "https://docs.example/guide"}),  # the user wrote docs.example/guide
+                call("read_page", {"url": "https://news.example/ai?utm_source=x"}),  # a parameter carries data
+                call("read_page", {"url": "https://www.news.example/ai"}),  # another host
             ]
         ),
         Turn(text="Done."),
@@ -157,10 +158,10 @@ async def test_urls_the_user_gave_or_a_tool_returned_may_be_fetched_in_any_spell
 
     answer = await ask("Summarise docs.example/guide and the news", [make_search(), url_tool(fetched)])
 
-    assert fetched == ["https://WWW.news.example/ai/?utm_source=x", "http://docs.example/guide"]
+    assert fetched == ["https://NEWS.example/ai", "https://docs.example/guide"]
     refused = [r for r in answer.results if r.outcome != "ok"]
-    assert len(answer.results) == 4 and [r.outcome for r in refused] == ["url_not_allowed"]
-    assert "https://news.example/ai?secret=1" in refused[0].brief
+    assert len(answer.results) == 5 and [r.outcome for r in refused] == ["url_not_allowed"] * 2
+    assert "https://news.example/ai?utm_source=x" in refused[0].brief
 
 
 async def test_every_tool_with_a_url_parameter_is_checked_and_the_check_can_be_turned_off(
@@ -202,7 +203,7 @@ async def test_a_page_that_tells_the_model_to_send_a_secret_gets_nowhere(llm: Sc
 
     assert paths == ["/notes"]
     assert [r.outcome for r in answer.results] == ["ok", "url_not_allowed"]
-    assert answer.done.citations[0].status == "verified"
+    assert answer.done.citations[0].status == "cited"  # unquoted and supported by the page
 
 
 async def test_sources_of_earlier_answers_in_the_session_may_be_fetched(llm: ScriptedLLM, model: ChatModel) -> None:

@@ -15,6 +15,7 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -22,7 +23,7 @@ from starlette.applications import Starlette
 
 from weblens import Settings
 from weblens.app.server import create_app
-from weblens.store.sessions import StoredMessage, open_session_store
+from weblens.store.sessions import StorageError, StoredMessage, open_session_store
 from weblens.testing import ServedApp
 from weblens.testing.llm import ScriptedLLM, Turn
 from weblens.testing.postgres import PostgresServer
@@ -131,6 +132,59 @@ async def test_an_answer_that_cannot_be_saved_is_reported_in_the_stream_kept_and
             assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
             shown = (await http.get(f"/api/sessions/{session_id}")).json()["messages"]
             assert len(shown) == 4  # once, not twice
+
+
+async def test_past_the_bound_an_unsaved_answer_is_not_kept_and_the_stream_says_it_is_lost(
+    llm: ScriptedLLM,
+    make_settings: Callable[..., Settings],
+    database_url: str | None,
+    request: pytest.FixtureRequest,
+) -> None:
+    settings = make_settings(database_url=database_url, server={"pending_max_messages": 2})
+    llm.add(Turn(text="First answer."), Turn(text=ANSWER), Turn(text="Third answer, never kept."))
+    with served(settings) as (app, server):
+        storage = Storage(app, database_url, request)
+        async with httpx.AsyncClient(base_url=server.url(), timeout=30) as http:
+            first = parse_sse((await http.post("/api/chat", json={"message": "first"})).text)
+            session_id = first[0].data["session_id"]
+            storage.fail(full=True)
+            kept = parse_sse((await http.post("/api/chat", json={"message": "second", "session_id": session_id})).text)
+            assert "kept on this server" in kept[-1].data["message"]  # two messages wait: the bound is reached
+
+            response = await http.post("/api/chat", json={"message": "third", "session_id": session_id})
+            events = parse_sse(response.text)
+            assert "".join(e.data["text"] for e in events if e.event == "delta") == "Third answer, never kept."
+            last = events[-1]
+            assert last.event == "error" and last.data["code"] == "upstream_error"
+            assert "could not be saved and is lost" in last.data["message"]
+            assert "server.pending_max_messages" in last.data["message"]
+            assert app.state.runtime.sessions.waiting == 2  # memory held no more than the bound
+
+            storage.recover()
+            deadline = time.monotonic() + WAIT_S
+            while ANSWER not in (contents := [m.content for m in await _messages_in_storage(settings, session_id)]):
+                assert time.monotonic() < deadline, "the kept messages were never written"
+                await asyncio.sleep(0.2)
+            # the kept ones, in order ("third" too where a short row still fitted); the lost answer is not there
+            assert contents[:4] == ["first", "First answer.", "second", ANSWER]
+            assert "Third answer, never kept." not in contents
+
+
+async def test_kept_messages_are_bounded_in_bytes_too(tmp_path: Path) -> None:
+    from weblens.store.pending import PendingFullError, PendingWrites
+    from weblens.store.sqlite_sessions import SqliteSessions
+
+    sqlite = SqliteSessions(tmp_path / "s.sqlite3")
+    async with PendingWrites(sqlite, max_bytes=len(ANSWER) * 2) as store:
+        session = await store.create("t")
+        sqlite.connection().execute("PRAGMA query_only = ON")
+        for _ in range(2):
+            with pytest.raises(StorageError) as kept:
+                await store.add(session.id, StoredMessage(role="assistant", content=ANSWER[: len(ANSWER) // 2]))
+            assert not isinstance(kept.value, PendingFullError)
+        with pytest.raises(PendingFullError, match=r"server\.pending_max_mb"):
+            await store.add(session.id, StoredMessage(role="assistant", content=ANSWER))
+        assert store.waiting == 2 and store.waiting_bytes <= len(ANSWER) * 2
 
 
 async def test_a_new_chat_on_failing_storage_is_a_503_json_error_not_a_500(

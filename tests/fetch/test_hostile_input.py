@@ -32,6 +32,8 @@ HOSTILE_PAGES = {
     "unclosed tags": "<div>" * 200_000 + "text",
     "unclosed paragraphs": "<p>a " * 250_000,
     "deep nesting": "<div><span>" * 100_000,
+    "too deep, then unclosed tags (flattened)": "<div>" * 300 + "<div a=b " * 100_000,
+    "too deep, then tags full of slashes (flattened)": "<b>" * 300 + "<i/" * 200_000 + ">",
     "unclosed titles": "<title>" * 200_000,
     "unclosed quotes": '<b x="' * 300_000,
     "tag-like names": "<b" * 500_000,

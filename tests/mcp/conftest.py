@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -23,6 +25,7 @@ from weblens.testing.providers import FakeBrave
 
 T = TypeVar("T", bound=FakeServer)
 STARTUP_TIMEOUT_S = 10.0
+NPM_INSTALL_TIMEOUT_S = 120
 TOOLS = "web_search,web_fetch,get_weather,think"
 """What the tests enable: the defaults plus think."""
 
@@ -165,3 +168,33 @@ def stdio_gateway(gateway_env: dict[str, str]) -> Callable[..., StdioServerParam
         )
 
     return params
+
+
+def npm_tool(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, package: str, command: str, folder: str
+) -> str:
+    """The path of `command` from the npm `package`, installed once into `folder` of pytest's cache
+    directory (git-ignored; a temporary one under `-p no:cacheprovider`). Skips without Node/npm or
+    when the install fails (no registry here)."""
+    on_path = shutil.which(command)
+    if on_path:
+        return on_path
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        pytest.skip("Node/npm is not installed")
+    cache = getattr(request.config, "cache", None)  # absent with `-p no:cacheprovider`
+    prefix = Path(cache.mkdir(folder)) if cache is not None else tmp_path_factory.mktemp(folder)
+    binary = prefix / "node_modules" / ".bin" / command
+    if not binary.exists():
+        try:
+            subprocess.run(
+                # --ignore-scripts: a dependency's install script must not touch the repository around the
+                # cache (the conformance suite's lefthook would install git hooks into it)
+                ["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--fetch-retries=1",
+                 "--fetch-timeout=30000", "--prefix", str(prefix), package],
+                capture_output=True, timeout=NPM_INSTALL_TIMEOUT_S, check=True,
+            )  # fmt: skip
+        except (subprocess.SubprocessError, OSError) as exc:
+            pytest.skip(f"could not install {package}: {exc}")
+    if not binary.exists():
+        pytest.skip(f"{package} installed no {command} command")
+    return str(binary)

@@ -63,6 +63,9 @@ def test_token_required_when_set(gateway: Callable[..., str]) -> None:
     url = gateway(token=TOKEN)
     missing = post(url)
     assert missing.status_code == 401 and missing.headers["www-authenticate"].startswith("Bearer")
+    told = missing.json()["error_description"]  # what to set and what to send, not a bare "Authentication required"
+    assert "WEBLENS_MCP_TOKEN" in told and "Authorization: Bearer <token>" in told
+    assert "WEBLENS_MCP_TOKEN" in missing.headers["www-authenticate"]
     wrong = post(url, Authorization="Bearer not-the-token")
     assert wrong.status_code == 401
     assert TOKEN not in wrong.text and TOKEN not in missing.text
@@ -125,7 +128,7 @@ def test_refuses_a_reachable_address_without_a_token(gateway_settings: Callable[
 
 def test_cli_refuses_a_reachable_address_without_a_token() -> None:
     out = CliRunner().invoke(app, ["mcp", "--transport", "http", "--host", "0.0.0.0", "--port", "1"])
-    assert out.exit_code == 1
+    assert out.exit_code == 2  # a bad setting (README: exit codes)
     assert "not_configured" in out.output and "WEBLENS_MCP_TOKEN" in out.output and "Traceback" not in out.output
 
 
@@ -159,3 +162,20 @@ def test_cli_http_binds_loopback_by_default(gateway_env: dict[str, str]) -> None
         proc.terminate()
         _, err = proc.communicate(timeout=10)
     assert f"http://127.0.0.1:{port}/mcp" in err
+
+
+@pytest.mark.parametrize(
+    "raw_id",
+    [b"1.5", b'{"a": 1}', b"NaN", b"null", b"true", b"[1]"],
+    ids=["float", "object", "nan", "null", "bool", "array"],
+)
+def test_a_request_with_an_invalid_id_is_answered_invalid_request(gateway: Callable[..., str], raw_id: bytes) -> None:
+    url = gateway()
+    body = json.dumps({**INITIALIZE, "id": "X"}).encode().replace(b'"X"', raw_id)
+    response = post(url, body)
+    assert response.status_code == 400
+    error = body_of(response)
+    assert error["jsonrpc"] == "2.0" and error["id"] is None
+    assert error["error"]["code"] == -32600 and "id" in error["error"]["message"]
+    assert post(url, {**INITIALIZE, "id": "req-7"}).status_code == 200  # strings and integers still answer
+    assert body_of(post(url, {**INITIALIZE, "id": 8}))["id"] == 8

@@ -7,43 +7,23 @@ Skipped cleanly when Node or the package is not available.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from .conftest import npm_tool
+
 PACKAGE = "@modelcontextprotocol/inspector@^2.12"
-INSTALL_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 60
 TOKEN = "inspector-test-token"
 
 
 @pytest.fixture(scope="session")
 def inspector(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    on_path = shutil.which("mcp-inspector")
-    if on_path:
-        return on_path
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        pytest.skip("Node/npm is not installed")
-    cache = getattr(request.config, "cache", None)  # absent with `-p no:cacheprovider`
-    prefix = Path(cache.mkdir("mcp-inspector")) if cache is not None else tmp_path_factory.mktemp("mcp-inspector")
-    binary = prefix / "node_modules" / ".bin" / "mcp-inspector"
-    if not binary.exists():
-        try:
-            subprocess.run(
-                ["npm", "install", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=30000",
-                 "--prefix", str(prefix), PACKAGE],
-                capture_output=True, timeout=INSTALL_TIMEOUT_S, check=True,
-            )
-        except (subprocess.SubprocessError, OSError) as exc:
-            pytest.skip(f"could not install the MCP Inspector: {exc}")
-    if not binary.exists():
-        pytest.skip("the MCP Inspector installed no mcp-inspector command")
-    return str(binary)
+    return npm_tool(request, tmp_path_factory, PACKAGE, "mcp-inspector", "mcp-inspector")
 
 
 def run(inspector: str, *args: str) -> tuple[int, Any]:
@@ -88,3 +68,15 @@ def test_http_list_and_call_with_token(inspector: str, http_url: str) -> None:
 def test_http_without_token_is_refused(inspector: str, http_url: str) -> None:
     code, out = run(inspector, http_url, "--transport", "http", "--method", "tools/list")
     assert code != 0 and "tools" not in str(out)[:200]
+
+
+def test_tool_schemas_are_portable(inspector: str, gateway_env: dict[str, str]) -> None:
+    """The Inspector lints every listed schema (type lists, remote refs, untyped nodes); --strict prints each."""
+    env_args = [arg for key, value in gateway_env.items() for arg in ("-e", f"{key}={value}")]
+    done = subprocess.run(
+        [inspector, "--cli", "--strict", *env_args, sys.executable, "-m", "weblens", "mcp", "--method", "tools/list"],
+        capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(json.loads(done.stdout)["tools"]) == 4
+    assert "Warning:" not in done.stderr and "Error:" not in done.stderr, done.stderr[-3000:]

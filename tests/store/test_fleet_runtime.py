@@ -93,4 +93,31 @@ async def test_a_lost_redis_is_reported_and_searches_still_answer(
 
 async def test_a_local_runtime_has_no_redis_check(tmp_path: Path) -> None:
     async with Runtime(Settings(data_dir=tmp_path)) as runtime:
-        assert runtime.readiness_checks == {}
+        assert list(runtime.readiness_checks) == ["sqlite"]  # the sessions file only: no Redis
+
+
+async def test_redis_lost_and_back_in_the_middle_of_a_rate_limit_window_never_goes_too_fast(
+    brave: FakeBrave, own_redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Killed right after a call, then back empty while this process still has slots queued:
+    the calls around each change keep their distance, and every search answers."""
+    server = own_redis_server
+    runtime = Runtime(_settings(brave, server.url, tmp_path, "r"))
+    queries = (f"query {n}" for n in range(100))
+
+    async def ask() -> None:
+        answer = await runtime.router.search(SearchRequest(query=next(queries)))
+        assert answer.results
+
+    try:
+        await ask()
+        server.stop()  # right after a call through Redis: its slot is fresh
+        during = [asyncio.create_task(ask()) for _ in range(7)]  # queued here, 0.5 s apart: 3.5 s ahead
+        server.start()  # same port, no memory of the window
+        assert runtime.backends.redis is not None
+        await asyncio.sleep(runtime.backends.redis.retry_s + 0.2)  # the next calls go to Redis again
+        after = [asyncio.create_task(ask()) for _ in range(2)]
+        await asyncio.gather(*during, *after)
+    finally:
+        await runtime.aclose()
+    assert brave.rejected == 0 and brave.count() == 10

@@ -24,10 +24,10 @@ from typing import Any, Protocol
 
 from weblens.agent.budget import DEFAULT_MAX_CALLS_PER_STEP, RunBudget
 from weblens.agent.citations import SourceBook
-from weblens.agent.events import AgentEvent, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent, Usage
-from weblens.agent.links import LinkGuard
+from weblens.agent.events import AgentEvent, CitedSource, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent, Usage
+from weblens.agent.links import LinkGuard, link_key
 from weblens.agent.llm import ModelTurn, ToolCall
-from weblens.agent.provenance import UrlProvenance
+from weblens.agent.provenance import ProvenanceMode, UrlProvenance
 from weblens.agent.verify import check_citations
 from weblens.config import DEFAULT_MAX_USES, Settings
 from weblens.context import ToolContext
@@ -100,7 +100,9 @@ def _shown_arguments(call: ToolCall) -> dict[str, Any] | str:
     return args if isinstance(args, dict) else call.arguments
 
 
-def _result_event(call: ToolCall, result: ToolResult, *, repeated: bool) -> ToolResultEvent:
+def _result_event(
+    call: ToolCall, result: ToolResult, *, repeated: bool, sources: list[CitedSource] | None = None
+) -> ToolResultEvent:
     return ToolResultEvent(
         id=call.id,
         name=call.name,
@@ -110,6 +112,7 @@ def _result_event(call: ToolCall, result: ToolResult, *, repeated: bool) -> Tool
         duration_ms=0.0 if repeated else round(result.duration_ms, 3),
         result_count=result.result_count,
         repeated=repeated,
+        sources=sources or [],
     )
 
 
@@ -126,11 +129,12 @@ class Agent:
         system_prompt: str = SYSTEM_PROMPT,
         max_uses: Mapping[str, int] | None = None,
         max_calls_per_step: int = DEFAULT_MAX_CALLS_PER_STEP,
-        url_provenance: bool = True,
+        url_provenance: ProvenanceMode | bool = "links",
     ) -> None:
         """`max_uses`: calls per tool per answer (default `DEFAULT_MAX_USES`; unlisted tools are
         bounded only by steps × `max_calls_per_step`); `url_provenance`: tools fetch only URLs
-        the user or an earlier tool result gave."""
+        the user gave or earlier tool results contained (`links`, or True) or returned as their
+        sources (`sources`); `off` (or False) lets them fetch any URL."""
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
         if max_calls_per_step < 1:
@@ -141,7 +145,9 @@ class Agent:
         self.system_prompt = system_prompt
         self.max_uses = dict(DEFAULT_MAX_USES if max_uses is None else max_uses)
         self.max_calls_per_step = max_calls_per_step
-        self.url_provenance = url_provenance
+        self.url_provenance: ProvenanceMode = (
+            ("links" if url_provenance else "off") if isinstance(url_provenance, bool) else url_provenance
+        )
 
     @classmethod
     def from_settings(cls, model: ChatModelLike, toolset: Toolset, settings: Settings) -> Agent:
@@ -167,7 +173,7 @@ class Agent:
         """Stream the answer to `message`; `history` is earlier {role, content} turns;
         `known_urls` are sources earlier tool results of the session returned (they may be fetched)."""
         run = _Run(self, ctx or ToolContext())
-        run.given.admit_all(known_urls)
+        run.linkable.admit_all(known_urls)
         run.provenance.admit_all(known_urls)
         return run.events(message, history)
 
@@ -184,18 +190,15 @@ class _Run:
         self.answer: list[str] = []
         self.call_ids: set[str] = set()
         self.budget = RunBudget(agent.max_uses, max_calls_per_step=agent.max_calls_per_step)
-        self.provenance = UrlProvenance(enabled=agent.url_provenance)
-        """URLs tools may fetch: the user's, and those earlier tool results contained."""
-        self.given = UrlProvenance()
-        """URLs the user gave (and earlier answers' sources): the answer may link to them."""
-        self.guard = LinkGuard(self._may_link)
-
-    def _may_link(self, url: str) -> bool:
-        return self.book.lookup(url) is not None or self.given.allows(url)
+        self.provenance = UrlProvenance(agent.url_provenance)
+        """URLs tools may fetch: the user's, and those earlier tool results contained or returned."""
+        self.linkable = UrlProvenance("sources", key=link_key)
+        """URLs the answer may link to: the user's, earlier answers' sources and the ledger's."""
+        self.guard = LinkGuard(self.linkable.allows)
 
     def _admit_user(self, text: str) -> None:
         self.provenance.admit_text(text, bare=True)
-        self.given.admit_text(text, bare=True)
+        self.linkable.admit_text(text, bare=True)
 
     def _unique_ids(self, calls: list[ToolCall]) -> None:
         """Call ids unique within the answer: some servers number calls per response or repeat one,
@@ -281,6 +284,7 @@ class _Run:
             notice=notice,
             citations=check_citations(answer, self.book),
             flagged_urls=list(self.guard.flagged),
+            linked_urls=list(self.guard.linked),
         )
 
     async def _model_turn(
@@ -295,8 +299,7 @@ class _Run:
                     continue
                 if separate:  # text from an earlier step ends a paragraph before this one starts
                     separate = False
-                    self.answer.append("\n\n")
-                    yield Delta(text="\n\n")
+                    piece = "\n\n" + piece
                 shown = self.guard.feed(piece)
                 if shown:
                     self.answer.append(shown)
@@ -378,10 +381,11 @@ class _Run:
                     first, *same = waiting[task]
                     result = task.result()
                     self.provenance.admit_result(result)
+                    self.linkable.admit_result(result)
                     content = self.book.render(result)
                     self.earlier[_call_key(first)] = (content, result)
                     contents[first.id] = content
-                    yield _result_event(first, result, repeated=False)
+                    yield _result_event(first, result, repeated=False, sources=self.book.named_by(result))
                     for call in same:
                         contents[call.id] = REPEAT_NOTE.format(name=call.name) + content
                         yield _result_event(call, result, repeated=True)

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from weblens.app.chat import ChatService
 from weblens.app.responses import SSE_HEADERS, error_response, sse_event
 from weblens.app.runs import Run, RunRegistry
-from weblens.app.sessions import MessageStatus, SessionInfo
+from weblens.app.sessions import MessageStatus, SessionInfo, StoredMessage
 from weblens.store.base import AnswerRelay
 
 __all__ = ["STOP_WAIT_S", "Answers"]
@@ -85,7 +85,10 @@ class Answers:
             def cut_short() -> MessageStatus:
                 return "stopped" if run.stopped else "incomplete"
 
-            return chat.answer(session, message, cut_short=cut_short)
+            def kept(cut: StoredMessage) -> None:
+                run.kept["sources"] = cut.sources
+
+            return chat.answer(session, message, cut_short=cut_short, kept=kept)
 
         first = ("session", {"session_id": session.id, "title": session.title})
         return _stream(self.runs.start(session.id, first, answer, token=token).follow())

@@ -54,4 +54,4 @@ def serve(
         for name, variables in MODEL_RECIPES:
             note(f"  {name + ':':8} {variables}")
         note("  (in the environment, .env, or [llm] in weblens.toml)", "dim")
-    serve_on(sock, application, settings.server)
+    serve_on(sock, application, settings.server, before_shutdown=application.state.end_answers)

@@ -68,7 +68,7 @@ def _html(body: bytes, content_type: str, url: str, raw: bool) -> Extracted:
     from weblens.fetch.html import SHELL_VISIBLE_CHARS, extract_html
 
     found = extract_html(text, url)  # raises BlockedError for a bot check or consent wall
-    note = None
+    note = found.note
     if not found.content:
         shell = found.visible_chars < SHELL_VISIBLE_CHARS and "<script" in text.lower()
         note = JS_SHELL_NOTE if shell else EMPTY_NOTE
@@ -81,6 +81,8 @@ def _json(body: bytes, content_type: str) -> Extracted:
         return Extracted(json.dumps(json.loads(text), indent=2, ensure_ascii=False), "json")
     except json.JSONDecodeError:
         return Extracted(text, "text", note="The body is labelled JSON but is not valid JSON; shown as sent.")
+    except RecursionError:  # deeper than Python's parser follows: the text is still the page
+        return Extracted(text, "text", note="The JSON is nested too deeply to lay out; shown as sent.")
 
 
 def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False) -> Extracted:

@@ -25,11 +25,19 @@ from weblens.fetch.extract import Extracted, extract
 from weblens.fetch.reading import read_page
 from weblens.fetch.robots import RobotsPolicy
 from weblens.fetch.tokens import TokenCounter, o200k
+from weblens.loops import loop_local
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
 from weblens.policy.domains import DomainPolicy
-from weblens.workers import WorkerCrashedError, WorkerPool, WorkerTimeoutError
+from weblens.workers import (
+    WorkerCrashedError,
+    WorkerMemoryError,
+    WorkerPool,
+    WorkerTimeoutError,
+    default_memory_mb,
+    default_size,
+)
 
 __all__ = ["WORKER_PRELOAD", "Fetcher", "fetch", "fetch_document", "worker_pool"]
 
@@ -42,8 +50,13 @@ READ_IN_WORKER_CHARS = 200_000
 
 
 def worker_pool(settings: Settings) -> WorkerPool:
-    """The pool `fetch.workers` asks for; no process starts before its first page."""
-    return WorkerPool(settings.fetch.workers, preload=WORKER_PRELOAD)
+    """The pool `fetch.workers` asks for, each worker under `fetch.worker_memory_mb`; no process
+    starts before its first page."""
+    size = settings.fetch.workers
+    memory = settings.fetch.worker_memory_mb
+    if memory is None:
+        memory = default_memory_mb(default_size() if size is None else size)
+    return WorkerPool(size, preload=WORKER_PRELOAD, memory_mb=memory)
 
 
 def _read_in_worker(read: Callable[..., Page]) -> Page:
@@ -71,7 +84,8 @@ class Fetcher(AsyncClosing):
     `tokenizer` counts `max_tokens` budgets; by default o200k_base, loaded on first use.
     `workers` run decoding, extraction and the reading of long documents under a hard
     deadline (`fetch.extract_timeout`); without one, the fetcher builds its own pool
-    (`fetch.workers`) and closes it in `aclose()`.
+    (`fetch.workers`) and closes it in `aclose()`. Pages up to `fetch.in_process_bytes` are
+    read in a thread of this process instead (a one-shot command need not start the pool).
     """
 
     def __init__(
@@ -91,6 +105,7 @@ class Fetcher(AsyncClosing):
         self._default_tokenizer = tokenizer is None  # then a worker can count with its own copy
         self._own_workers = workers is None
         self.workers = workers if workers is not None else worker_pool(settings)
+        self._in_process = WorkerPool(0)  # a thread: for pages up to `fetch.in_process_bytes`
         self.guard = guard_for(settings.fetch, resolver)
         self.policy = policy if policy is not None else settings.policy.domains()
         self._own: LazyClient | None = None
@@ -204,14 +219,22 @@ class Fetcher(AsyncClosing):
                                    retryable=False)  # fmt: skip
         done = f"downloaded {len(got.body):,} bytes from {got.final_url}"
         work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw)
+        small = self.settings.fetch.in_process_bytes or 0
+        in_process = 0 < len(got.body) <= small
         try:
-            return await self.workers.run(work, timeout=limit)
+            return await (self._in_process if in_process else self.workers).run(work, timeout=limit)
         except WorkerTimeoutError:
             raise ToolTimeoutError(
                 f"{done}; extracting its text took longer than {limit:g} s, so it was stopped "
                 "(the page is too large or too complex to read in time)",
                 retryable=False,
                 details={"url": got.final_url, "bytes": len(got.body), "extract_timeout_s": limit},
+            ) from None
+        except WorkerMemoryError as exc:
+            raise WorkerMemoryError(
+                f"{done}; reading it needed more than the {exc.details['worker_memory_mb']} MB a worker may use "
+                "(fetch.worker_memory_mb), so it was stopped and its worker replaced",
+                details={**exc.details, "url": got.final_url, "bytes": len(got.body)},
             ) from None
         except WorkerCrashedError as exc:
             raise WeblensError(f"{done}; {exc.message} while extracting its text") from None
@@ -231,6 +254,8 @@ class Fetcher(AsyncClosing):
                 f"took longer than {limit:g} s, so it was stopped",
                 retryable=False,
             ) from None
+        except WorkerMemoryError as exc:
+            raise WorkerMemoryError(f"reading {document.final_url}: {exc.message}", details=exc.details) from None
         except WorkerCrashedError as exc:
             raise WeblensError(f"reading {document.final_url}: {exc.message}") from None
 
@@ -288,7 +313,10 @@ async def _using(
     cache: Cache | None,
     resolver: Resolver | None,
 ) -> AsyncIterator[Fetcher]:
-    """`fetcher`, or one built for this call and closed after it."""
+    """`fetcher`; without it or anything to build one from, the event loop's shared one;
+    else one built for this call and closed after it."""
+    if fetcher is None and settings is None and client is None and cache is None and resolver is None:
+        fetcher = loop_local("fetch.fetcher", Fetcher.from_settings)
     if fetcher is not None:
         yield fetcher
         return
@@ -311,9 +339,7 @@ async def fetch_document(
 ) -> tuple[Document, bool]:
     """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
     async with _using(fetcher, settings, client, cache, resolver) as using:
-        return await using.document(
-            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache
-        )
+        return await using.document(url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache)
 
 
 async def fetch(
@@ -343,8 +369,10 @@ async def fetch(
     heading path and offsets (`page.passages`). The extracted document is cached
     (`fetch.cache_ttl_s`), so the next page, or another query, costs no request. `timeout` may lower the
     configured total (`fetch.timeout`), never raise it. Pass `fetcher=runtime.fetcher`
-    (a `weblens.Runtime`) to share its client and cache; otherwise a fetcher is built from
-    `settings`, `client`, `cache` and `resolver` for this call and closed afterwards.
+    (a `weblens.Runtime`) to share its client and cache; given `settings`, `client`, `cache`
+    or `resolver`, a fetcher is built from them for this call and closed afterwards; given
+    none of these, calls in one event loop share one fetcher (built on first use, closed
+    when the loop shuts down).
     Raises `WeblensError` subclasses (`blocked`, `too_large`, `unsupported_content`,
     `not_found`, `timeout`, `upstream_error`, ...).
     """

@@ -32,7 +32,7 @@ from lxml import html as lxml_html
 from weblens.errors import BlockedError
 from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
-from weblens.fetch.markup import bound_attributes
+from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.posts import thread_markdown
 
@@ -86,10 +86,21 @@ _PARSER = lxml_html.HTMLParser(
 )
 
 
-class HtmlExtract:
-    """What came out of a page: markdown body (maybe empty), what the head says, how much text it shows."""
+DEEP_FLATTENED_NOTE = (
+    "The page nests its elements deeper than the HTML parser follows; it was read with its nesting flattened, "
+    "so its layout (tables, lists) may be lost, but not its text."
+)
+DEEP_LOST_NOTE = (
+    "The page nests its elements deeper than the HTML parser follows, even flattened: text past that depth "
+    "is missing from this page."
+)
 
-    __slots__ = ("byline", "content", "date", "method", "title", "visible_chars")
+
+class HtmlExtract:
+    """What came out of a page: markdown body (maybe empty), what the head says, how much text it shows,
+    and a note for the reader when the page could not be read whole."""
+
+    __slots__ = ("byline", "content", "date", "method", "note", "title", "visible_chars")
 
     def __init__(
         self, content: str, title: str, byline: str | None, date: str | None, *, method: str, visible_chars: int
@@ -100,6 +111,7 @@ class HtmlExtract:
         self.date = date
         self.method = method
         self.visible_chars = visible_chars
+        self.note: str | None = None
 
 
 def parse_html(html: str) -> lxml_html.HtmlElement | None:
@@ -109,6 +121,20 @@ def parse_html(html: str) -> lxml_html.HtmlElement | None:
     except (etree.ParserError, ValueError):
         return None
     return tree
+
+
+def _too_deep() -> bool:
+    """Whether the last parse stopped at libxml2's depth limit (it then drops the rest of the page)."""
+    return any(entry.type_name == "ERR_RESOURCE_LIMIT" and "depth" in entry.message for entry in _PARSER.error_log)
+
+
+def _parse_whole(html: str) -> tuple[lxml_html.HtmlElement | None, str | None]:
+    """The page's tree and, when it is nested past the parser's depth, a note on how it was read."""
+    tree = parse_html(html)
+    if tree is None or not _too_deep():
+        return tree, None
+    tree = parse_html(flatten_markup(html))
+    return tree, DEEP_LOST_NOTE if _too_deep() else DEEP_FLATTENED_NOTE
 
 
 def _meta(tree: lxml_html.HtmlElement) -> dict[str, str]:
@@ -190,6 +216,41 @@ def _clean_markdown(text: str) -> str:
     return "```".join(parts).strip()
 
 
+def _fence_one_line_code(tree: lxml_html.HtmlElement) -> None:
+    """End each one-line `<pre>` with a line break: trafilatura writes code without one as inline
+    code, so a command on its own line would read as part of the paragraph around it."""
+    for pre in tree.iter("pre"):
+        text = pre.text_content()
+        if "\n" in text or not text.strip():
+            continue
+        inner = pre[0] if len(pre) == 1 and not (pre.text or "").strip() and not (pre[0].tail or "").strip() else pre
+        if len(inner):
+            inner[-1].tail = (inner[-1].tail or "") + "\n"
+        else:
+            inner.text = (inner.text or "") + "\n"
+
+
+def _separate_fences(text: str) -> str:
+    """A blank line before and after each fenced block: trafilatura glues the next block (a
+    table, a paragraph) to a closing fence, and a table without a blank line above is not one."""
+    out: list[str] = []
+    fence = ""
+    closed = False
+    for line in text.split("\n"):
+        marker = line.strip()
+        if closed and marker:
+            out.append("")
+        closed = False
+        if not fence and marker.startswith("```"):
+            if out and out[-1].strip():
+                out.append("")
+            fence = marker[: len(marker) - len(marker.lstrip("`"))]
+        elif fence and marker.startswith(fence) and not marker.strip("`"):
+            fence, closed = "", True
+        out.append(line)
+    return "\n".join(out)
+
+
 def _words(text: str) -> int:
     return len(text.split())
 
@@ -198,7 +259,7 @@ def _markdown(page: lxml_html.HtmlElement, url: str | None, *, fast: bool = True
     body = trafilatura.extract(
         page, url=url, fast=fast, include_comments=False, include_tables=True, output_format="markdown"
     )
-    return _clean_markdown(body or "")
+    return _separate_fences(_clean_markdown(body or ""))
 
 
 def _covers(posts: str, content: str) -> bool:
@@ -221,9 +282,15 @@ def extract_html(html: str, url: str | None = None) -> HtmlExtract:
 
     Raises BlockedError when the page is a bot check or consent wall instead of the page.
     """
-    tree = parse_html(html)
+    tree, note = _parse_whole(html)
     if tree is None:
         return HtmlExtract("", "", None, None, method="empty", visible_chars=0)
+    found = _extract_tree(tree, url)
+    found.note = note
+    return found
+
+
+def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     meta = _meta(tree)
     title = _title(tree, meta)
     # read while the scripts are there: a thread's first post may be only in its JSON-LD
@@ -246,6 +313,7 @@ def extract_html(html: str, url: str | None = None) -> HtmlExtract:
     if sum(1 for _ in tree.iter()) > _MAX_ELEMENTS:
         return HtmlExtract(_page_text(tree), title, byline, date, method="page-text", visible_chars=visible_chars)
     declared = page_kind(tree, meta.get("og:type"))
+    _fence_one_line_code(tree)
     content, method = _markdown(tree, url), "trafilatura"
     if _words(content) < _SECOND_OPINION_SHARE * _words(shown):
         content = _markdown(tree, url, fast=False)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_ATTRIBUTES", "bound_attributes"]
+__all__ = ["MAX_ATTRIBUTES", "bound_attributes", "flatten_markup"]
 
 MAX_ATTRIBUTES = 64
 
@@ -60,3 +60,29 @@ def bound_attributes(html: str) -> str:
         return html
     parts.append(html[done:])
     return "".join(parts)
+
+
+# A tag, start or end, up to its `>` (or the next `<`, so each character is read once).
+_ANY_TAG = re.compile(r"<(/?+)([A-Za-z][A-Za-z0-9:-]*+)(?:[\s/][^<>]*+)?+>")
+# Tags that cannot nest deep (the parser closes the open one) or that hold what a reader needs.
+_FLAT_KEEP = frozenset(
+    {"html", "head", "body", "title", "meta", "p", "br", "li", "script", "style"}
+)  # fmt: skip
+_FLAT_BREAK = frozenset(
+    {"div", "section", "article", "main", "tr", "td", "th", "table", "ul", "ol", "dl", "dd", "dt", "blockquote",
+     "figure", "figcaption", "header", "footer", "nav", "aside", "form", "fieldset", "details", "summary", "pre",
+     "h1", "h2", "h3", "h4", "h5", "h6"}
+)  # fmt: skip
+
+
+def _flat_tag(tag: re.Match[str]) -> str:
+    name = tag.group(2).lower()
+    if name in _FLAT_KEEP:
+        return tag.group(0)
+    return "<br>" if name in _FLAT_BREAK else ""
+
+
+def flatten_markup(html: str) -> str:
+    """`html` with its containers removed (a block one leaves a line break), for a page nested deeper than
+    the parser follows: libxml2 stops at 256 levels and drops the rest of the page."""
+    return _ANY_TAG.sub(_flat_tag, html)

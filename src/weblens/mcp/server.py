@@ -10,28 +10,39 @@ MCP spec asks. The low-level server is used rather than
 what the weblens tool declares and returns, with no second validation layer.
 
 A call whose client sent a progress token gets `notifications/progress` with what the
-tool is doing (the provider being asked, bytes received). A client's
+tool is doing (the provider being asked, bytes received). The same steps, and weblens' own
+warnings during the call (a provider that failed, a key refused), are sent as log messages
+(`notifications/message`) at the levels the client asked for: `logging/setLevel` for the
+connection (clients before protocol 2026-07-28), or per request in `_meta`. A client's
 `notifications/cancelled` cancels the handler (the SDK's default), which cancels the
 tool and closes its upstream requests; no later provider is asked.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+import warnings
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, NamedTuple, get_args
 
 import anyio
 import mcp.types as types
+from mcp.server.connection import allowed_log_levels
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from weblens._version import __version__
 from weblens.context import ToolContext
 from weblens.progress import Progress, watching
+from weblens.redact import redact_text
 from weblens.result import ToolResult
+from weblens.schema import without_absent
 from weblens.tool import Tool
 from weblens.toolset import Toolset
 
@@ -67,7 +78,7 @@ PROGRESS_INTERVAL_S = 0.1
 """At most one progress notification per interval; in between only the latest step is kept."""
 GENERIC_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"result": {"description": "the tool's structured result, if any"}},
+    "description": "`result`: the tool's structured result, any JSON value (null if none)",
     "required": ["result"],
 }
 """For tools that declare no output model: their data is wrapped as `{"result": ...}`."""
@@ -105,8 +116,11 @@ def declare(tool: Tool[Any]) -> types.Tool:
     )
 
 
-def _structured(tool: Tool[Any], data: Any, text: str) -> tuple[Any, list[str]]:
-    """`data` as structuredContent, its large strings that the text already holds replaced."""
+def _structured(tool: Tool[Any], data: Any, text: str, schema: dict[str, Any] | None) -> tuple[Any, list[str]]:
+    """`data` as structuredContent: checked against `schema` (the declared outputSchema), a null
+    it declares as an absent property left out, its large strings that the text holds replaced."""
+    if tool.output_schema is not None:
+        data = without_absent(data, schema if schema is not None else declare(tool).output_schema or {})
     moved: list[str] = []
     if isinstance(data, dict):
         moved = [k for k, v in data.items() if isinstance(v, str) and len(v) >= LARGE_TEXT_CHARS and v in text]
@@ -117,8 +131,11 @@ def _structured(tool: Tool[Any], data: Any, text: str) -> tuple[Any, list[str]]:
     return data, moved
 
 
-def to_call_result(tool: Tool[Any], result: ToolResult) -> types.CallToolResult:
-    """A weblens result as an MCP result: text, structuredContent, sources as resource links."""
+def to_call_result(
+    tool: Tool[Any], result: ToolResult, output_schema: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    """A weblens result as an MCP result: text, structuredContent, sources as resource links.
+    `output_schema`: the tool's declared one, when the caller has it at hand."""
     from weblens.net.urls import web_url  # here: the `weblens.net` package loads httpx, which `initialize` never needs
 
     meta: dict[str, Any] = {
@@ -136,51 +153,170 @@ def to_call_result(tool: Tool[Any], result: ToolResult) -> types.CallToolResult:
         for source in result.sources
         if (link := web_url(source.url)) is not None
     )
-    structured, moved = _structured(tool, result.data, result.text)
+    structured, moved = _structured(tool, result.data, result.text, output_schema)
     if moved:
         meta[f"{META_PREFIX}in_text"] = moved
     return types.CallToolResult(content=content, structured_content=structured, is_error=False, _meta=meta)
 
 
-class _ProgressSender:
-    """Forwards a call's progress to the client, coalesced to one notification per interval."""
+LOG_LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)
+"""The MCP log levels, least severe first (RFC 5424's order, as the spec lists them)."""
+DEFAULT_LOG_LEVEL: types.LoggingLevel = "warning"
+"""What a client that never sent `logging/setLevel` hears: a tool's warnings, not its every step."""
+PROGRESS_LOG_LEVEL: types.LoggingLevel = "info"
+PROGRESS_LOGGER = "weblens.progress"
+LOG_LEVEL_STATE = f"{META_PREFIX}log_level"
+"""Where a connection's `logging/setLevel` is kept (the SDK's per-connection state)."""
+_LOG_BACKLOG = 100
+"""At most this many log messages wait to be sent per call; later ones are counted, not kept."""
+_PYTHON_TO_MCP: tuple[tuple[int, types.LoggingLevel], ...] = (
+    (logging.CRITICAL, "critical"),
+    (logging.ERROR, "error"),
+    (logging.WARNING, "warning"),
+    (logging.INFO, "info"),
+)
 
-    def __init__(self, ctx: Any) -> None:
+
+def _mcp_level(levelno: int) -> types.LoggingLevel:
+    return next((level for floor, level in _PYTHON_TO_MCP if levelno >= floor), "debug")
+
+
+def _connection_state(ctx: Any) -> dict[str, Any]:
+    """State that lives as long as the client's connection: the whole session on stdio, one POST
+    on stateless HTTP. The SDK keeps it on its `Connection`, which a low-level handler reaches
+    only through the request's session."""
+    state: dict[str, Any] = ctx.session._connection.state
+    return state
+
+
+def _levels_to_send(ctx: Any) -> frozenset[types.LoggingLevel]:
+    """The log levels this request's client asked to hear. A 2026-07-28 client opts in per
+    request (`_meta`, checked by the SDK); an earlier one sets a level for its connection with
+    `logging/setLevel`, and hears `DEFAULT_LOG_LEVEL` and above until it does."""
+    allowed = allowed_log_levels(ctx.protocol_version, ctx.meta)
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return allowed
+    floor = _connection_state(ctx).get(LOG_LEVEL_STATE, DEFAULT_LOG_LEVEL)
+    return allowed & frozenset(LOG_LEVELS[LOG_LEVELS.index(floor) :])
+
+
+class _CallReporter(logging.Handler):
+    """What the client hears while one call runs: its progress (coalesced to one step per
+    interval) as `notifications/progress` when it sent a token, and as log messages at
+    `PROGRESS_LOG_LEVEL`; weblens' own log records of the call (a provider that failed, a key
+    refused) as log messages at their level. Only the levels the client asked for are sent."""
+
+    def __init__(self, ctx: Any, *, progress: bool, levels: frozenset[types.LoggingLevel]) -> None:
+        super().__init__()
         self.ctx = ctx
+        self.progress = progress
+        self.levels = levels
         self.latest: Progress | None = None
+        self.logs: list[types.LoggingMessageNotificationParams] = []
+        self.dropped = 0
         self.changed = anyio.Event()
         self.sent = 0
+        self.loop = asyncio.get_running_loop()
+        self.thread = threading.get_ident()
 
     def __call__(self, progress: Progress) -> None:
         self.latest = progress
         self.changed.set()
 
+    def emit(self, record: logging.LogRecord) -> None:
+        """A weblens log record; kept when it was logged by this call (its task or one it started)."""
+        if _reporter.get() is not self:
+            return
+        level = _mcp_level(record.levelno)
+        if level not in self.levels:
+            return
+        try:
+            entry = (level, record.name, redact_text(record.getMessage()))
+        except Exception:  # a record whose arguments do not fit its format: logging's own report
+            self.handleError(record)
+            return
+        if threading.get_ident() == self.thread:
+            self._log(*entry)
+        else:  # a thread the call started (contextvars are copied into it): hand it to the loop
+            self.loop.call_soon_threadsafe(self._log, *entry)
+
+    def _log(self, level: types.LoggingLevel, name: str, text: str) -> None:
+        if len(self.logs) >= _LOG_BACKLOG:
+            self.dropped += 1
+            return
+        self.logs.append(types.LoggingMessageNotificationParams(level=level, logger=name, data=text))
+        self.changed.set()
+
+    async def _send_logs(self) -> None:
+        logs, self.logs = self.logs, []
+        if self.dropped:
+            text = f"{self.dropped} more log message(s) of this call were not sent"
+            logs.append(types.LoggingMessageNotificationParams(level="warning", logger=logger.name, data=text))
+            self.dropped = 0
+        with anyio.CancelScope(shield=True):  # taken from the queue: not lost when the call ends mid-way
+            for params in logs:
+                await self.ctx.session.send_notification(
+                    types.LoggingMessageNotification(params=params), related_request_id=self.ctx.request_id
+                )
+
+    async def send_pending(self) -> None:
+        """Send what is still waiting: the log messages, and the last step as one."""
+        progress, self.latest = self.latest, None
+        if progress is not None and PROGRESS_LOG_LEVEL in self.levels:
+            self._log(PROGRESS_LOG_LEVEL, PROGRESS_LOGGER, progress.message)
+        await self._send_logs()
+
     async def run(self) -> None:
         while True:
             await self.changed.wait()
             self.changed = anyio.Event()
+            await self._send_logs()
             progress, self.latest = self.latest, None
             if progress is not None:
-                self.sent += 1  # progress must increase: count the steps, say the bytes in the message
-                await self.ctx.session.report_progress(self.sent, None, progress.message)
+                if self.progress:
+                    self.sent += 1  # progress must increase: count the steps, say the bytes in the message
+                    await self.ctx.session.report_progress(self.sent, None, progress.message)
+                if PROGRESS_LOG_LEVEL in self.levels:
+                    self._log(PROGRESS_LOG_LEVEL, PROGRESS_LOGGER, progress.message)
+                    await self._send_logs()
             await anyio.sleep(PROGRESS_INTERVAL_S)
 
 
+_reporter: ContextVar[_CallReporter | None] = ContextVar("weblens_mcp_reporter", default=None)
+
+
 @asynccontextmanager
-async def _progress_for(ctx: Any, params: types.CallToolRequestParams) -> AsyncIterator[None]:
-    """Report the progress of the work in this block when the client asked for it (a progress token)."""
-    meta = params.meta or {}
-    if meta.get("progress_token") is None:
+async def _reporting(ctx: Any, params: types.CallToolRequestParams) -> AsyncIterator[None]:
+    """Tell the client how the work in this block goes, as far as it asked (a progress token, log levels)."""
+    progress, levels = (params.meta or {}).get("progress_token") is not None, _levels_to_send(ctx)
+    if not (progress or levels):  # nobody listens: no handler, no task (a 2026-07-28 client by default)
         yield
         return
-    sender = _ProgressSender(ctx)
-    async with anyio.create_task_group() as group:
-        group.start_soon(sender.run)
-        try:
-            with watching(sender):
-                yield
-        finally:
-            group.cancel_scope.cancel()
+    reporter = _CallReporter(ctx, progress=progress, levels=levels)
+    token = _reporter.set(reporter)
+    source = logging.getLogger("weblens")
+    source.addHandler(reporter)
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(reporter.run)
+            try:
+                with watching(reporter):
+                    yield
+            finally:
+                group.cancel_scope.cancel()
+        await reporter.send_pending()  # what was logged at the end still arrives before the result
+    finally:
+        source.removeHandler(reporter)
+        _reporter.reset(token)
+
+
+class _Declared(NamedTuple):
+    """The gateway's tools, built once: their MCP declarations, input and output schemas by name."""
+
+    tools: Toolset
+    declared: list[types.Tool]
+    inputs: dict[str, dict[str, Any]]
+    outputs: dict[str, dict[str, Any] | None]
 
 
 ToolsetSource = Toolset | Callable[[], Toolset]
@@ -192,40 +328,50 @@ def create_server(tools: ToolsetSource, *, name: str = SERVER_NAME) -> Server[An
 
     Given a function, the toolset is built on the first `tools/list` or `tools/call`.
     """
-    built: list[tuple[Toolset, list[types.Tool], dict[str, dict[str, Any]]]] = []
+    built: list[_Declared] = []
 
-    def toolset() -> tuple[Toolset, list[types.Tool], dict[str, dict[str, Any]]]:
+    def toolset() -> _Declared:
         if not built:
             found = tools if isinstance(tools, Toolset) else tools()
             declared = [declare(tool) for tool in found]
-            built.append((found, declared, {tool.name: tool.input_schema for tool in declared}))
+            inputs = {tool.name: tool.input_schema for tool in declared}
+            built.append(_Declared(found, declared, inputs, {tool.name: tool.output_schema for tool in declared}))
         return built[0]
 
     if isinstance(tools, Toolset):
         toolset()
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=toolset()[1])
+        return types.ListToolsResult(tools=toolset().declared)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        found = toolset()[0]
-        tool = found.get(params.name)
+        found = toolset()
+        tool = found.tools.get(params.name)
         if tool is None:
-            known = ", ".join(found.names) or "(none)"
+            known = ", ".join(found.tools.names) or "(none)"
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool {params.name!r}; available: {known}")
-        async with _progress_for(ctx, params):
+        async with _reporting(ctx, params):
             result = await tool.execute(params.arguments or {}, ToolContext(agent_name="mcp"))
-        return to_call_result(tool, result)
+        return to_call_result(tool, result, found.outputs.get(tool.name))
 
-    return Server(
-        name,
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        # A direct lookup: without it the SDK re-runs tools/list on every call to check Mcp-Param headers.
-        get_tool_input_schema=lambda tool_name: toolset()[2].get(tool_name),
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
+    async def set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        _connection_state(ctx)[LOG_LEVEL_STATE] = params.level
+        return types.EmptyResult()
+
+    with warnings.catch_warnings():
+        # Logging is deprecated from protocol 2026-07-28 on, but clients of the versions before it
+        # (the MCP Inspector, the conformance suite) set levels with it; the SDK answers only those.
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        return Server(
+            name,
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            # A direct lookup: without it the SDK re-runs tools/list on every call to check Mcp-Param headers.
+            get_tool_input_schema=lambda tool_name: toolset().inputs.get(tool_name),
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_set_logging_level=set_logging_level,
+        )
 
 
 async def serve_stdio(server: Server[Any]) -> None:

@@ -17,7 +17,7 @@ import asyncio
 import ssl
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -35,6 +35,10 @@ DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20,
 _MAX_HEADER_BYTES = 64 * 1024
 """Per header line (h11's limit for the whole block): real Content-Security-Policy headers pass 8 KiB."""
 _SCHEMES = ("http", "https")
+_DECODABLE = frozenset({"identity", "gzip", "x-gzip", "deflate"})
+"""Content encodings whose decoders work in bounded steps (zlib: at most ~1 000:1 a chunk). httpx also
+decodes `br` and `zstd` when `brotli` or `zstandard` is installed, each chunk whole: a few hundred bytes
+of brotli become gigabytes. Those are neither asked for nor accepted."""
 _VARIABLES = {"http": "HTTP_PROXY", "https": "HTTPS_PROXY", "all": "ALL_PROXY"}
 
 # Most specific first: the first matching class wins. Every aiohttp failure becomes an httpx one,
@@ -64,6 +68,24 @@ def translate(exc: BaseException, request: httpx.Request) -> httpx.TransportErro
         if isinstance(exc, source):
             return target(str(exc) or type(exc).__name__, request=request)
     return httpx.TransportError(str(exc) or type(exc).__name__, request=request)
+
+
+def _accepted(name: str, value: str) -> tuple[str, str]:
+    """An `Accept-Encoding` header cut to what weblens decodes boundedly (httpx adds br and zstd
+    when their decoders are installed); any other header as it is."""
+    if name.lower() != "accept-encoding":
+        return name, value
+    kept = [token for token in value.split(",") if token.split(";")[0].strip().lower() in _DECODABLE]
+    return name, ", ".join(token.strip() for token in kept) or "identity"
+
+
+def _undecodable(values: Iterable[str]) -> str | None:
+    """The first content encoding of a response that weblens does not decode, if any."""
+    for value in values:
+        for token in value.split(","):
+            if token.strip() and token.strip().lower() not in _DECODABLE:
+                return token.strip()
+    return None
 
 
 @contextmanager
@@ -240,7 +262,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         """Send `request`, to `url` when given (its Host header and `server_hostname` keep the name)."""
         route = None if proxy is None else proxy.url if proxy.is_socks else "http"
         session = self._session(route)
-        headers = request.headers.multi_items()
+        headers = [_accepted(name, value) for name, value in request.headers.multi_items()]
         data: bytes | httpx.AsyncByteStream | None
         try:
             data = request.content or None
@@ -260,6 +282,14 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 proxy=proxy.url if route == "http" and proxy is not None else None,
                 server_hostname=server_hostname,
                 timeout=self._timeout(request.extensions.get("timeout", {})),
+            )
+        encoding = _undecodable(response.headers.getall("Content-Encoding", ()))
+        if encoding is not None:
+            response.close()
+            raise httpx.DecodingError(
+                f"it answered in Content-Encoding {encoding[:40]!r}, which weblens neither asks for nor reads "
+                "(only gzip and deflate are decompressed in bounded steps)",
+                request=request,
             )
         extensions: dict[str, object] = {"http_version": b"HTTP/1.1"}
         if response.reason:

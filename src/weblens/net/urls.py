@@ -5,6 +5,9 @@ Providers and remote tools hand back whatever URLs they like (`javascript:`, `fi
 would offer them to a person to click. They are dropped where answers are mapped.
 This runs for every result of every search: it uses `urllib.parse`, which is several
 times cheaper than building an `httpx.URL`.
+
+`sent_form` answers a different question: what request the guarded client will actually
+send for a URL (the agent's URL provenance compares that, never a "same page" key).
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ import ipaddress
 import re
 import urllib.parse
 
-__all__ = ["web_url"]
+import httpx
+
+__all__ = ["sent_form", "web_url"]
 
 _MAX_CHARS = 8192
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -52,3 +57,24 @@ def web_url(value: object) -> str | None:
     if parts.scheme.lower() not in ("http", "https") or not host or not _valid_host(host):
         return None
     return text
+
+
+def sent_form(url: str) -> str | None:
+    """What the guarded client puts on the wire for `url`, as one string: scheme, the host as
+    the bytes it connects to and sends (httpx encodes names with IDNA 2008, so `straße` is
+    `xn--strae-oqa`, never `strasse`), the port, and the request target exactly as sent
+    (every query parameter, percent-escapes as written, `%2e%2e` left alone). The fragment
+    is not sent and is left out. None when the URL carries userinfo (sent as a Basic
+    header: a channel of its own) or the client could not send it at all."""
+    try:
+        parsed = httpx.URL(url.strip())
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return None
+    if parsed.userinfo or parsed.scheme not in ("http", "https") or not parsed.raw_host:
+        return None
+    host = parsed.raw_host.decode("ascii")
+    if ":" in host:
+        host = f"[{host}]"
+    default = 443 if parsed.scheme == "https" else 80
+    port = "" if parsed.port in (None, default) else f":{parsed.port}"
+    return f"{parsed.scheme}://{host}{port}{parsed.raw_path.decode('ascii')}"

@@ -214,6 +214,17 @@ class LocalSlots:
     async def claim(self, name: str, interval_s: float) -> tuple[float, float]:
         return self.claim_now(name, interval_s)
 
+    def note(self, name: str, start_in_s: float, interval_s: float) -> None:
+        """A slot this process took from a shared store, `start_in_s` from now: if that store is
+        lost, the slots given here keep their distance from it."""
+        slots = self._slots.setdefault(name, _Slots())
+        slots.next = max(slots.next, self._clock() + start_in_s + interval_s)
+
+    def ahead(self, name: str) -> float:
+        """Seconds until the next slot here is free (0 when it is free now)."""
+        slots = self._slots.get(name)
+        return 0.0 if slots is None else max(0.0, max(slots.next, slots.not_before) - self._clock())
+
     async def release(self, name: str, start: float) -> None:
         heapq.heappush(self._slots.setdefault(name, _Slots()).freed, start)
 

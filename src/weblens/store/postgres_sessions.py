@@ -4,6 +4,12 @@ psycopg 3 (async) with psycopg_pool: typed, one pool per runtime, and every call
 connect_timeout, statement_timeout and the pool's wait — so a lost database is a quick
 `StorageError`, never a hang. Values in the URL (`?connect_timeout=2&options=-c%20statement_timeout%3D3000`)
 override the defaults below. Migrations run on first use under an advisory lock.
+
+A server that stops answering without closing its connections (hung, `SIGSTOP`) enforces
+no statement timeout, so every call is also bounded here (`answer_s`). After the database
+was down, the pool retries with a growing backoff (24 s measured before it reconnected);
+`check()` (readiness) sees the database answer a fresh connection and renews the pool, so
+a replica is ready again within a second or two of its database.
 """
 
 from __future__ import annotations
@@ -29,6 +35,10 @@ CONNECT_TIMEOUT_S = 5
 STATEMENT_TIMEOUT_MS = 10_000
 POOL_WAIT_S = 8.0
 POOL_MAX = 10
+ANSWER_S = STATEMENT_TIMEOUT_MS / 1000 + 2.0
+"""The most any call waits for the database, its pool wait included."""
+CHECK_WAIT_S = 1.0
+"""Readiness: how long a check waits for a fresh connection, then for a pooled one."""
 _MIGRATION_LOCK = 0x7765626C656E73  # "weblens": one advisory lock id for every replica
 _PLACEHOLDER = re.compile(r"\?")
 
@@ -92,7 +102,7 @@ class PostgresSessions(SqlSessions):
     name = "postgresql"
     like = "ILIKE"
 
-    def __init__(self, url: str, *, pool_wait_s: float = POOL_WAIT_S) -> None:
+    def __init__(self, url: str, *, pool_wait_s: float = POOL_WAIT_S, answer_s: float = ANSWER_S) -> None:
         try:
             self._kwargs = _options(url)
         except psycopg.Error:
@@ -100,7 +110,9 @@ class PostgresSessions(SqlSessions):
         self._url = url
         self.where = where(url)
         self._pool_wait_s = pool_wait_s
+        self._answer_s = answer_s
         self._pool: AsyncConnectionPool | None = None
+        self._closing: set[asyncio.Future[Any]] = set()
         self._migrated = False
         self._opening = asyncio.Lock()
 
@@ -138,9 +150,21 @@ class PostgresSessions(SqlSessions):
 
 
     async def _guard(self, work: Any) -> Any:
-        """Await `work`, turning every database failure into a `StorageError` naming host and database."""
+        """Await `work` (at most `answer_s`), turning every database failure into a `StorageError`
+        naming host and database."""
+        task = asyncio.ensure_future(work)
         try:
-            return await work
+            await asyncio.wait({task}, timeout=self._answer_s)
+        finally:
+            if not task.done():  # over its time, or its caller cancelled: cancelled, but not waited for
+                task.cancel()  # (psycopg's cancel request to a hung server waits ~10 s more)
+                self._aside(task)
+        if not task.done():
+            raise StorageError(
+                f"PostgreSQL at {self.where} did not answer within {self._answer_s:g} s (hung or overloaded?)"
+            )
+        try:
+            return task.result()
         except SessionGone:
             raise
         except PoolTimeout:
@@ -171,7 +195,43 @@ class PostgresSessions(SqlSessions):
     async def _transaction(self, statements: list[Statement]) -> list[dict[str, Any]]:
         return await self._guard(self._run(statements))  # type: ignore[no-any-return]
 
+    async def _select_one(self) -> None:
+        pool = await self._ready()
+        async with pool.connection(timeout=CHECK_WAIT_S) as conn:
+            await conn.execute("SELECT 1")
+
+    async def _answers_afresh(self) -> bool:
+        """Whether a new connection gets through now (while the pool may still wait out its backoff)."""
+        try:
+            async with asyncio.timeout(CHECK_WAIT_S):
+                conn = await psycopg.AsyncConnection.connect(self._url, **self._kwargs)
+                await conn.close()
+        except (TimeoutError, psycopg.Error, OSError):
+            return False
+        return True
+
+    async def _renew(self) -> None:
+        """A new pool in place of one that is waiting out its reconnect backoff. The old one closes
+        aside: its connections in use end their calls first (it closes them when they come back)."""
+        async with self._opening:
+            old, self._pool, self._migrated = self._pool, None, False
+        if old is not None:
+            self._aside(asyncio.get_running_loop().create_task(old.close(timeout=1.0)))
+
+    def _aside(self, task: asyncio.Future[Any]) -> None:
+        """Let `task` end in the background; `aclose()` waits for it."""
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def check(self) -> None:
+        pool = self._pool
+        if pool is not None and pool.get_stats().get("connections_errors", 0) and await self._answers_afresh():
+            await self._renew()  # the pool failed to connect before: it may still be waiting out its backoff
+        await self._guard(self._select_one())
+
     async def aclose(self) -> None:
+        if self._closing:  # calls given up on a hung server: psycopg closes them within ~10 s
+            await asyncio.wait(set(self._closing), timeout=self._answer_s)
         if self._pool is not None:
             await self._pool.close()
             self._pool = None

@@ -241,14 +241,29 @@ class RedisSlots:
     def __init__(self, state: RedisState, local: LocalSlots | None = None) -> None:
         self.state = state
         self.local = local or LocalSlots()
+        self._local_since: set[str] = set()
+        """Upstreams given slots here while Redis was lost: Redis must hear of them when it is back."""
 
     async def claim(self, name: str, interval_s: float) -> tuple[float, float]:
+        """A slot from Redis; while Redis is lost, from this process, spaced from the last one Redis gave
+        it; and when Redis is back, Redis first waits out the slots given here meanwhile."""
         keys = [self.state.key("slots", name), self.state.key("slots", name, "freed")]
-        found = await self.state.run(
-            lambda _: self.state.script(_CLAIM, keys, [repr(interval_s)]),
-            lambda: self.local.claim(name, interval_s),
-        )
-        start, wait = found
+
+        async def shared(_: aioredis.Redis) -> Any:
+            if name in self._local_since:
+                ahead = self.local.ahead(name)
+                if ahead > 0:
+                    await self.state.script(_DEFER, keys[:1], [repr(ahead)])
+                self._local_since.discard(name)
+            found = await self.state.script(_CLAIM, keys, [repr(interval_s)])
+            self.local.note(name, float(found[1]), interval_s)
+            return found
+
+        async def here() -> tuple[float, float]:
+            self._local_since.add(name)
+            return await self.local.claim(name, interval_s)
+
+        start, wait = await self.state.run(shared, here)
         return float(start), float(wait)
 
     async def release(self, name: str, start: float) -> None:

@@ -68,13 +68,15 @@ class StoredMessage(BaseModel):
     """The answer's `[n]` markers as checked after it was written (`weblens.agent.CitationCheck`)."""
     flagged_urls: list[str] = Field(default_factory=list)
     """URLs the model wrote that no source gave, shown as plain text."""
+    linked_urls: list[str] = Field(default_factory=list)
+    """The ledger and user URLs the answer links to (as a browser resolves them): the page links only these."""
     created_at: float = Field(default_factory=time.time)
 
     def checks(self) -> dict[str, Any] | None:
         """The citation checks as one JSON column (None when there are none)."""
-        if not self.citations and not self.flagged_urls:
+        if not self.citations and not self.flagged_urls and not self.linked_urls:
             return None
-        return {"citations": self.citations, "flagged_urls": self.flagged_urls}
+        return {"citations": self.citations, "flagged_urls": self.flagged_urls, "linked_urls": self.linked_urls}
 
 
 def title_from(text: str) -> str:
@@ -125,10 +127,16 @@ def open_session_store(settings: Settings) -> SessionStore:
     """PostgreSQL when `database_url` is set, else SQLite at `settings.sessions_path`; opened on first use."""
     from weblens.store.pending import PendingWrites
 
+    store: SessionStore
     if settings.database_url is not None:
         from weblens.store.postgres_sessions import PostgresSessions
 
-        return PendingWrites(PostgresSessions(settings.database_url.get_secret_value()))
-    from weblens.store.sqlite_sessions import SqliteSessions
+        store = PostgresSessions(settings.database_url.get_secret_value())
+    else:
+        from weblens.store.sqlite_sessions import SqliteSessions
 
-    return PendingWrites(SqliteSessions(settings.sessions_path))
+        store = SqliteSessions(settings.sessions_path)
+    bound = settings.server
+    return PendingWrites(
+        store, max_messages=bound.pending_max_messages, max_bytes=int(bound.pending_max_mb * 1_048_576)
+    )

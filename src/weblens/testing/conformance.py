@@ -4,7 +4,7 @@ Each cell is observed, not declared: a search goes through a real `Runtime` to t
 provider's fake (`weblens.testing.providers`), and the verdict comes from what the fake
 received in its own protocol, what came back, and what the response says it applied.
 A cell that breaks its guarantee reads `VIOLATED: ...`; `tests/search/test_conformance.py`
-fails on one, and checks that the README carries the table as printed here::
+fails on one, and checks that docs/search.md carries the table as printed here::
 
     table = await run_conformance()
     print(render_markdown(table))        # bench/conformance.py does this
@@ -278,7 +278,7 @@ async def run_conformance() -> Table:
 
 
 def render_markdown(table: Table) -> str:
-    """The table as the README shows it."""
+    """The table as the documentation (docs/search.md) shows it."""
     lines = ["| guarantee | " + " | ".join(PROVIDER_ORDER) + " |", "|---" * (len(PROVIDER_ORDER) + 1) + "|"]
     for guarantee, cells in table.items():
         lines.append(f"| {guarantee} | " + " | ".join(cells[name][0] for name in PROVIDER_ORDER) + " |")

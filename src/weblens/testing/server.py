@@ -115,6 +115,8 @@ class RecordedRequest:
     headers: dict[str, str]
     body: bytes
     received_at: float
+    target: str = ""
+    """The request target exactly as it arrived (path and query, escapes as sent)."""
 
     def json(self) -> Any:
         return json.loads(self.body) if self.body else None
@@ -211,6 +213,8 @@ class FakeServer:
             headers={k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]},
             body=body,
             received_at=time.monotonic(),
+            target=scope.get("raw_path", scope["path"].encode()).decode("latin-1")
+            + ("?" + scope["query_string"].decode("latin-1") if scope["query_string"] else ""),
         )
         with self._lock:
             self.requests.append(request)

@@ -17,6 +17,7 @@ from weblens.fetch import Page
 from weblens.fetch.fetcher import MAX_QUERY_CHARS
 from weblens.fetch.selection import gap_marker
 from weblens.fetch.tokens import TOKENIZER_NAME
+from weblens.fetch.typed import fetch_typed
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Retry, Tool
@@ -55,7 +56,7 @@ WEBFETCH_DESCRIPTION = (
 
 
 class WebFetchParams(BaseModel):
-    url: str = Field(description="The http(s) URL to fetch")
+    url: str = Field(description="The http(s) URL to fetch (https:// is assumed when no scheme is given)")
     query: str | None = Field(
         default=None,
         max_length=MAX_QUERY_CHARS,
@@ -160,7 +161,8 @@ class FetchTool(Tool[Any]):
         self._runtime = runtime
 
     async def _page(self, params: Any, max_tokens: int | None) -> Page:
-        return await self._runtime.fetcher.fetch(
+        return await fetch_typed(
+            self._runtime.fetcher,
             params.url,
             max_length=getattr(params, "max_length", None),
             start_index=getattr(params, "start_index", 0),

@@ -2,7 +2,7 @@
 // markdown), Stop, and picking an answer up again after a reload. The server keeps writing an
 // answer when the page goes away; the page follows it again from its first event.
 import { api, stream } from "./api.js";
-import { el, enhanceCode, linkCitations, renderMarkdown, safeHref, siteOf } from "./render.js";
+import { allowedUrls, el, enhanceCode, linkCitations, renderMarkdown, safeHref, siteOf } from "./render.js";
 
 const TICK_MS = 200;
 const STATUS_TEXT = {
@@ -115,11 +115,12 @@ class MessageView {
     this.footer.append(el("div", "sources-label", "Sources"), list);
   }
 
-  finish({ text, sources, citations, notice, status, error }) {
+  finish({ text, sources, citations, linked, notice, status, error }) {
     this.finished = true;
     this.thinking(false);
     if (text !== undefined) this.text = text;
-    this.body.replaceChildren(renderMarkdown(this.text));
+    const allowed = allowedUrls([...(linked || []), ...(sources || []).flatMap((s) => [s.url, s.final_url])]);
+    this.body.replaceChildren(renderMarkdown(this.text, allowed));
     this.pending = false;
     this.sources(sources, citations);
     enhanceCode(this.body);
@@ -142,8 +143,9 @@ class MessageView {
 }
 
 export class Chat {
-  constructor({ container, citationCard, onSession, onAnswered, onBusy }) {
+  constructor({ container, scroller, citationCard, onSession, onAnswered, onBusy }) {
     this.container = container;
+    this.scroller = scroller || container;
     this.card = citationCard;
     this.onSession = onSession;
     this.onAnswered = onAnswered;
@@ -164,7 +166,7 @@ export class Chat {
   }
 
   scroll() {
-    this.container.scrollTop = this.container.scrollHeight;
+    this.scroller.scrollTop = this.scroller.scrollHeight;
   }
 
   /** Show a saved session; when an answer is still being written there, follow it. */
@@ -181,7 +183,7 @@ export class Chat {
         }
         view.finish({
           text: message.content, sources: message.sources, citations: message.citations,
-          status: message.status, error: message.error?.message,
+          linked: message.linked_urls, status: message.status, error: message.error?.message,
         });
       }
     }
@@ -246,10 +248,14 @@ export class Chat {
       view.toolResult(data);
       view.thinking(true);
     } else if (name === "done") {
-      view.finish({ text: data.answer, sources: data.sources, citations: data.citations, notice: data.notice });
+      view.finish({
+        text: data.answer, sources: data.sources, citations: data.citations, linked: data.linked_urls,
+        notice: data.notice,
+      });
       return true;
     } else if (name === "stopped") {
-      view.finish({ status: "stopped" });
+      // Stop, or the server shutting down: what was written stays, with the sources it cites
+      view.finish({ status: data.status || "stopped", sources: data.sources });
       return true;
     } else if (name === "error") {
       view.finish({ error: data.message });

@@ -1,6 +1,9 @@
 // Turning model text into safe HTML: markdown (marked) -> sanitised (DOMPurify) -> citations
 // linked, code highlighted (highlight.js) with a copy button. Raw HTML in the text is shown
-// as text, links only go to http(s)/mailto, and images are not loaded until clicked.
+// as text. A link keeps its href, and an image can be loaded (on a click, never by itself),
+// only when `new URL(...)` of its address, as the browser resolves it, is one of the answer's
+// allowed URLs (its sources and `linked_urls`); `https:/x`, `//x` and the like resolve to
+// another site and lose their href.
 /* global marked, DOMPurify, hljs */
 
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -21,6 +24,27 @@ export function safeHref(url) {
     return null;
   }
 }
+
+/** The set of `urls` as the browser resolves them, for `renderMarkdown`'s `allowed`. */
+export function allowedUrls(urls) {
+  const allowed = new Set();
+  for (const url of urls || []) {
+    try {
+      allowed.add(new URL(url, document.baseURI).href);
+    } catch (_) { /* not a URL: allows nothing */ }
+  }
+  return allowed;
+}
+
+function isAllowed(url, allowed) {
+  try {
+    return allowed.has(new URL(url, document.baseURI).href);
+  } catch (_) {
+    return false;
+  }
+}
+
+let allowedNow = new Set(); // the allowed URLs of the text being sanitised (DOMPurify hooks are global)
 
 export function siteOf(url) {
   try {
@@ -57,17 +81,19 @@ const PURIFY = {
 
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
-    if (!node.getAttribute("href")) node.removeAttribute("href");
+    const href = node.getAttribute("href");
+    if (!href || !isAllowed(href, allowedNow)) node.removeAttribute("href");
     node.setAttribute("target", "_blank");
     node.setAttribute("rel", "noopener noreferrer nofollow");
   }
 });
 
-function imageButtons(root) {
+function imageButtons(root, allowed) {
   for (const holder of root.querySelectorAll(".image-placeholder")) {
-    const src = safeHref(holder.dataset.src || "");
+    const address = holder.dataset.src || "";
+    const src = isAllowed(address, allowed) ? safeHref(new URL(address, document.baseURI).href) : null;
     const alt = holder.dataset.alt || "image";
-    const button = el("button", "load-image", `Image: ${alt}${src ? ` — load image from ${siteOf(src)}` : " (no address)"}`);
+    const button = el("button", "load-image", `Image: ${alt}${src ? ` — load image from ${siteOf(src)}` : " (not from a source)"}`);
     button.type = "button";
     button.disabled = !src;
     button.addEventListener("click", () => {
@@ -81,10 +107,17 @@ function imageButtons(root) {
   }
 }
 
-/** The markdown `text` as a sanitised fragment. */
-export function renderMarkdown(text) {
-  const fragment = DOMPurify.sanitize(markdown.parse(text || ""), PURIFY);
-  imageButtons(fragment);
+/** The markdown `text` as a sanitised fragment; links and images only to `allowed` (a Set from
+ * `allowedUrls`; while an answer streams it is empty, so nothing is a link until it is checked). */
+export function renderMarkdown(text, allowed = new Set()) {
+  allowedNow = allowed;
+  let fragment;
+  try {
+    fragment = DOMPurify.sanitize(markdown.parse(text || ""), PURIFY);
+  } finally {
+    allowedNow = new Set();
+  }
+  imageButtons(fragment, allowed);
   return fragment;
 }
 
@@ -121,6 +154,7 @@ export function enhanceCode(root) {
       }
       setTimeout(() => { button.textContent = "Copy"; }, 1500);
     });
+    pre.classList.add("has-copy"); // room above the code for the button
     pre.append(button);
   }
 }
@@ -132,6 +166,8 @@ const STATUS_WORDS = {
   verified: "verified: the passage is in the source",
   quote_not_found: "not verified: the quoted passage was not found in the source",
   unknown_source: "not verified: no such source",
+  cited: "cited, not quoted: nothing to verify word for word",
+  unsupported: "unsupported: the source does not seem to say this",
 };
 
 /** What the answer says about citation `number`: its source, and the check of this marker when known
