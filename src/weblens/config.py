@@ -96,6 +96,9 @@ def split_keys(value: SecretStr | None) -> list[str]:
 DEFAULT_MAX_USES = {"web_search": 10, "web_fetch": 10, "WebFetch": 10, "firecrawl": 10}
 """Calls per tool per agent answer unless `[agent] max_uses` says otherwise."""
 
+RATE_MARGIN_MS = 50.0
+"""Added to each rate-limit spacing; bench/fleet.py measures what three replicas need."""
+
 
 def _parse_limits(value: Any, *, lower: bool = True) -> Any:
     """`brave=100, tavily=50` (environment) or a table (TOML) to {name: number}."""
@@ -201,12 +204,21 @@ class SearchConfig(BaseModel):
     breaker_failures: int = Field(default=3, ge=1, description="failures in a row before a cool-down")
     breaker_cooldown_s: float = Field(default=60.0, ge=0)
     max_retry_after_s: float = Field(default=10.0, ge=0, description="longest Retry-After we wait out")
+    rate_margin_ms: float = Field(
+        default=RATE_MARGIN_MS, ge=0, le=10_000,
+        description="added to each provider's request spacing (at most a tenth of it), with departures recorded; "
+        "0: exactly at the limit",
+    )
     key_cooldown_s: float = Field(
         default=300.0, ge=0, description="how long a key refused with 401/403 stays out of its pool"
     )
     key_quota_cooldown_s: float = Field(
         default=3600.0, ge=0, description="how long a key at its quota stays out when the provider names no reset"
     )
+
+    @property
+    def rate_margin_s(self) -> float:
+        return self.rate_margin_ms / 1000
 
 
 class PolicyConfig(BaseModel):

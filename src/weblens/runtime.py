@@ -89,7 +89,7 @@ class Runtime(AsyncClosing):
         else:
             self._http = getter_for(client)
         self.resolver = resolver
-        self.limiters = RateLimiters(self.backends.slots)
+        self.limiters = RateLimiters(self.backends.slots, margin_s=settings.search.rate_margin_s)
         self.policy_state: PolicyState = policy_state if policy_state is not None else self.backends.policy_state
         self.domain_policy = settings.policy.domains()
         self.router = self.router_with(settings)

@@ -6,10 +6,13 @@ import asyncio
 import itertools
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
+from weblens import Settings
 from weblens.net.ratelimit import RateLimiter
+from weblens.runtime import Runtime
 from weblens.search.breaker import CircuitBreaker
 from weblens.store import Backends, backends_for
 from weblens.testing.redis import RedisServer
@@ -30,6 +33,31 @@ async def test_slots_are_spaced_and_a_retry_after_moves_them_all(backends: Backe
     await RateLimiter(10.0, slots=slots, name="brave").defer(5.0)
     assert (await slots.claim("brave", 0.1))[1] > 4  # everyone waits out the upstream's Retry-After
     assert (await slots.claim("tavily", 0.1))[1] < 1  # upstreams are apart
+
+
+async def test_slots_are_spaced_by_the_rate_plus_the_margin_set(
+    redis_url: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # at exactly 1/rate, a request leaving a little late makes the next arrive under the limit
+    monkeypatch.setenv("WEBLENS_SEARCH_RATE_MARGIN_MS", "40")
+    async with Runtime(Settings(redis_url=redis_url, data_dir=tmp_path)) as runtime:
+        limiter = runtime.limiters.get("brave https://api.search.brave.com", 2.0, max_wait_s=10.0)
+        starts = [(await limiter.slots.claim(limiter.name, limiter.interval))[0] for _ in range(4)]
+        fast = runtime.limiters.get("serper https://google.serper.dev", 100.0, max_wait_s=10.0)
+    assert [b - a for a, b in itertools.pairwise(starts)] == pytest.approx([0.54] * 3, abs=1e-4)
+    assert fast.interval == pytest.approx(0.011)  # at most a tenth of the spacing: 10 ms, not 40
+
+
+async def test_a_departure_keeps_the_next_one_a_spacing_behind_it(backends: Backends) -> None:
+    # a request whose slot came late (a stalled process) pushes the next back, on any replica
+    slots = backends.slots
+    assert await slots.depart("brave", 0.2) == 0
+    assert await slots.depart("brave", 0.2) == pytest.approx(0.2, abs=0.05)  # not recorded: wait, then ask again
+    await asyncio.sleep(0.1)
+    assert await slots.depart("brave", 0.2) == pytest.approx(0.1, abs=0.05)
+    await asyncio.sleep(0.12)
+    assert await slots.depart("brave", 0.2) == 0
+    assert await slots.depart("tavily", 0.2) == 0  # upstreams are apart
 
 
 async def test_a_slot_given_up_goes_to_the_next_caller(backends: Backends) -> None:

@@ -215,13 +215,15 @@ class _RequestGuard:
 class _Api:
     """The HTTP face of the chat service and the session store."""
 
-    def __init__(self, settings: Settings, store: SessionStore, chat: ChatService | None, why: str) -> None:
+    def __init__(
+        self, settings: Settings, store: SessionStore, chat: ChatService | None, why: str, answers: Answers
+    ) -> None:
         self.settings = settings
         self.store = store
         self.chat = chat
         self.why_no_chat = why
         self.body_limit = _body_limit(settings)
-        self.answers = Answers(chat)
+        self.answers = answers
 
     async def read_json(self, request: Request) -> dict[str, Any]:
         return await _json_object(request, self.body_limit, empty={})
@@ -250,14 +252,13 @@ class _Api:
             session = await self._session(session_id)
         else:
             session = await self.store.create(first_message=message)
-        return self.answers.start(session, message)
+        return await self.answers.start(session, message)
 
     async def list_sessions(self, request: Request) -> JSONResponse:
         search = request.query_params.get("q", "")[:TITLE_MAX_CHARS]
         sessions = await self.store.sessions(search)
-        return JSONResponse(
-            {"sessions": [{**s.model_dump(), "running": self.answers.running(s.id)} for s in sessions]}
-        )
+        running = await self.answers.running([s.id for s in sessions])
+        return JSONResponse({"sessions": [{**s.model_dump(), "running": s.id in running} for s in sessions]})
 
     async def create_session(self, request: Request) -> JSONResponse:
         body = await _json_object(request, self.body_limit, empty={})
@@ -270,7 +271,8 @@ class _Api:
         session = await self._session(session_id)
         messages = await self.store.messages(session_id)
         stored = [m.model_dump() for m in messages]
-        return JSONResponse({**session.model_dump(), "running": self.answers.running(session_id), "messages": stored})
+        running = session_id in await self.answers.running([session_id])
+        return JSONResponse({**session.model_dump(), "running": running, "messages": stored})
 
     async def rename_session(self, request: Request) -> JSONResponse:
         body = await _json_object(request, self.body_limit)
@@ -420,12 +422,13 @@ def create_app(
     tools.observe(count_call)
     store = runtime.sessions
     chat, why = _chat_service(settings, store, tools)
-    api = _Api(settings, store, chat, why)
+    api = _Api(settings, store, chat, why, Answers(chat, runtime.backends.answers))
     panel = ToolPanel(tools.only(settings.llm.tools), api.read_json)
 
     @asynccontextmanager
     async def chat_lifespan(app: Starlette) -> AsyncIterator[None]:
         warming = asyncio.create_task(runtime.workers.warm()) if warm else None
+        listening = asyncio.create_task(api.answers.listen())  # Stops asked of other replicas
         try:
             await store.open()  # migrations run at start-up; a replica without its database still serves the rest
         except StorageError as exc:
@@ -436,6 +439,8 @@ def create_app(
         finally:
             if warming is not None:
                 warming.cancel()
+            listening.cancel()
+            await asyncio.gather(listening, return_exceptions=True)
             await api.answers.runs.aclose()
             if chat is not None and isinstance(chat.agent.model, ChatModel):
                 await chat.agent.model.aclose()

@@ -115,7 +115,7 @@ class SearchRouter(AsyncClosing):
         self.metrics = metrics
         self.client = client
         self.cache = cache
-        self.limiters = limiters if limiters is not None else RateLimiters()
+        self.limiters = limiters if limiters is not None else RateLimiters(margin_s=settings.search.rate_margin_s)
         self.state = state if state is not None else LocalPolicyState()
         self.domains = domains if domains is not None else settings.policy.domains()
         self.breaker = CircuitBreaker(

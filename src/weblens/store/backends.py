@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from weblens.policy.state import LocalPolicyState, PolicyState
-from weblens.store.base import BreakerStore, CacheStore, Flight, SlotStore
+from weblens.store.base import AnswerRelay, BreakerStore, CacheStore, Flight, SlotStore
 from weblens.store.local import LocalBreakers, LocalSlots, SingleFlight
 
 if TYPE_CHECKING:
@@ -24,6 +24,8 @@ class Backends:
     breakers: BreakerStore = field(default_factory=LocalBreakers)
     policy_state: PolicyState = field(default_factory=LocalPolicyState)
     cache: CacheStore | None = None
+    answers: AnswerRelay | None = None
+    """Answers being written, shared by the fleet; None: each server's own only."""
     redis: RedisState | None = None
     """The `RedisState` behind the stores when they are shared (its `check()` is a readiness check)."""
 
@@ -40,6 +42,7 @@ def backends_for(redis_url: str | None) -> Backends:
         RedisSlots,
         RedisState,
     )
+    from weblens.store.redis_answers import RedisAnswers
 
     state = RedisState(redis_url)
     return Backends(
@@ -48,5 +51,6 @@ def backends_for(redis_url: str | None) -> Backends:
         breakers=RedisBreakers(state),
         policy_state=RedisPolicyState(state),
         cache=RedisCacheStore(state),
+        answers=RedisAnswers(state),
         redis=state,
     )

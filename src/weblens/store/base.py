@@ -6,10 +6,10 @@ protocol (`PolicyState`: daily counters, benched keys) lives with the policy it 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Protocol, TypeVar, runtime_checkable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-__all__ = ["BreakerStore", "CacheStore", "Flight", "SlotStore"]
+__all__ = ["AnswerRelay", "BreakerStore", "CacheStore", "Flight", "SlotStore"]
 
 T = TypeVar("T")
 
@@ -55,6 +55,11 @@ class SlotStore(Protocol):
         """The upstream asked for a pause: no slot of `name` starts before `seconds` from now."""
         ...
 
+    async def depart(self, name: str, interval_s: float) -> float:
+        """A request is leaving now: 0 when the last one left `interval_s` ago or more (this
+        one's departure is recorded), else the seconds still to wait (nothing is recorded)."""
+        ...
+
 
 @runtime_checkable
 class BreakerStore(Protocol):
@@ -74,3 +79,38 @@ class BreakerStore(Protocol):
         """Count a failure; the `threshold`-th in a row opens the breaker for `cooldown_s`."""
         ...
 
+
+
+@runtime_checkable
+class AnswerRelay(Protocol):
+    """Answers being written, seen by every replica: claimed per session, their events
+    readable anywhere, stoppable from anywhere. Without one, a server's own runs are all there is."""
+
+    renew_every_s: float
+    """How often a writer renews its claim (`publish` with no events) while nothing happens."""
+
+    async def claim(self, session_id: str) -> str | None:
+        """A token when no replica writes an answer in `session_id` (now the caller does), else None."""
+        ...
+
+    async def publish(self, session_id: str, token: str, events: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Add the answer's next events and renew the claim (no events: only renew it)."""
+        ...
+
+    async def finish(self, session_id: str, token: str, *, stopped: bool) -> None: ...
+
+    async def running(self, session_ids: Sequence[str]) -> set[str]: ...
+
+    async def follow(
+        self, session_id: str, start: int = 0
+    ) -> AsyncIterator[tuple[str, dict[str, Any]]] | None:
+        """The answer's events from the `start`-th on, as they come; None when none is being written."""
+        ...
+
+    async def stop(self, session_id: str, wait_s: float) -> bool | None:
+        """Whether the answer ended stopped within `wait_s`; None when none is being written."""
+        ...
+
+    async def listen(self, stop: Callable[[str], None]) -> None:
+        """Call `stop(session_id)` for each Stop asked of any replica, until cancelled."""
+        ...

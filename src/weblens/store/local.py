@@ -186,6 +186,8 @@ class SingleFlight:
 class _Slots:
     next: float = 0.0
     not_before: float = 0.0
+    departed: float | None = None
+    """When the last request actually left (`depart`)."""
     freed: list[float] = field(default_factory=list)
     """Future slots given back by callers cancelled while waiting (a heap of start times)."""
 
@@ -230,6 +232,18 @@ class LocalSlots:
         slots = self._slots.setdefault(name, _Slots())
         slots.not_before = max(slots.not_before, self._clock() + seconds)
         slots.next = max(slots.next, slots.not_before)
+
+    def depart_now(self, name: str, interval_s: float) -> float:
+        """`depart` without awaiting (a fallback for a shared store that is unreachable)."""
+        slots = self._slots.setdefault(name, _Slots())
+        now = self._clock()
+        if slots.departed is not None and now < slots.departed + interval_s:
+            return slots.departed + interval_s - now
+        slots.departed = now
+        return 0.0
+
+    async def depart(self, name: str, interval_s: float) -> float:
+        return self.depart_now(name, interval_s)
 
 
 @dataclass

@@ -64,6 +64,16 @@ local nxt = math.max(tonumber(redis.call('HGET', KEYS[1], 'next') or '0'), nb)
 redis.call('HSET', KEYS[1], 'not_before', f(nb), 'next', f(nxt))
 redis.call('PEXPIRE', KEYS[1], math.ceil((nxt - now) * 1000) + 60000)
 """
+_DEPART = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+local interval = tonumber(ARGV[1])
+local last = tonumber(redis.call('HGET', KEYS[1], 'departed') or '-1e18')
+if now < last + interval then return string.format('%.6f', last + interval - now) end
+redis.call('HSET', KEYS[1], 'departed', string.format('%.6f', now))
+redis.call('PEXPIRE', KEYS[1], math.max(redis.call('PTTL', KEYS[1]), math.ceil(interval * 1000) + 60000))
+return '0'
+"""
 _FAILED = """
 local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
 redis.call('HSET', KEYS[1], 'code', ARGV[1], 'message', ARGV[2])
@@ -267,6 +277,13 @@ class RedisSlots:
             lambda _: self.state.script(_DEFER, [self.state.key("slots", name)], [repr(seconds)]),
             lambda: self.local.defer(name, seconds),
         )
+
+    async def depart(self, name: str, interval_s: float) -> float:
+        wait = await self.state.run(
+            lambda _: self.state.script(_DEPART, [self.state.key("slots", name)], [repr(interval_s)]),
+            lambda: self.local.depart(name, interval_s),
+        )
+        return float(wait)
 
 
 class RedisBreakers:

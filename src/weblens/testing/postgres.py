@@ -21,11 +21,17 @@ from pathlib import Path
 
 from weblens.testing.replicas import free_port
 
-__all__ = ["INSTALL_HINT", "PostgresServer"]
+__all__ = ["INSTALL_HINT", "PostgresCommandError", "PostgresServer"]
 
 INSTALL_HINT = "PostgreSQL is not installed: `apt-get install -y postgresql` (Debian) to run the PostgreSQL tests"
 _START_TIMEOUT_S = 30.0
+_CREATE_ATTEMPTS = 4
+"""Tries of `CREATE DATABASE` (a transient refusal, such as no free connection, is waited out)."""
+_LOG_TAIL_CHARS = 2000
 
+
+class PostgresCommandError(RuntimeError):
+    """A psql command failed; the message carries psql's stderr and the end of the server's log."""
 
 
 class PostgresServer:
@@ -36,6 +42,7 @@ class PostgresServer:
         self.port = free_port()
         self.root = Path(tempfile.mkdtemp(prefix="weblens-pg-"))
         self.datadir = self.root / "data"
+        self.log = self.root / "server.log"
         self._user = "postgres" if os.geteuid() == 0 else None
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -60,14 +67,15 @@ class PostgresServer:
                           "-E", "UTF8", "--no-sync"),
             check=True, capture_output=True,
         )
-        self._process = subprocess.Popen(
-            self._command(
-                str(self.bindir / "postgres"), "-D", str(self.datadir), "-p", str(self.port),
-                "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.root}",
-                "-c", "fsync=off", "-c", "max_connections=200",
-            ),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
+        with self.log.open("wb") as log:
+            self._process = subprocess.Popen(
+                self._command(
+                    str(self.bindir / "postgres"), "-D", str(self.datadir), "-p", str(self.port),
+                    "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.root}",
+                    "-c", "fsync=off", "-c", "max_connections=200",
+                ),
+                stdout=log, stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + _START_TIMEOUT_S
         while True:
             ready = subprocess.run(
@@ -83,19 +91,37 @@ class PostgresServer:
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
 
+    def _log_tail(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-_LOG_TAIL_CHARS:]
+        except OSError:
+            return ""
+
     def sql(self, statement: str, database: str = "postgres") -> str:
-        """Run one statement with psql as the superuser; its output."""
+        """Run one statement with psql as the superuser; its output, or `PostgresCommandError` saying why not."""
         done = subprocess.run(
             [str(self.bindir / "psql"), "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-d", self.url(database),
              "-c", statement],
-            check=True, capture_output=True, text=True,
+            capture_output=True, text=True,
         )
+        if done.returncode != 0:
+            raise PostgresCommandError(
+                f"psql exited with {done.returncode} running {statement!r}: {done.stderr.strip() or '(no stderr)'}"
+                f"\n-- end of the server's log --\n{self._log_tail()}"
+            )
         return done.stdout.strip()
 
     def create_database(self) -> str:
-        """A new empty database; its URL."""
+        """A new empty database (a copy of `template0`); its URL."""
         name = "t_" + uuid.uuid4().hex[:12]
-        self.sql(f"CREATE DATABASE {name}")
+        for attempt in range(_CREATE_ATTEMPTS):
+            try:
+                self.sql(f"CREATE DATABASE {name} TEMPLATE template0")
+                break
+            except PostgresCommandError:
+                if attempt == _CREATE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.25 * 2**attempt)
         return self.url(name)
 
     def stop(self) -> None:

@@ -10,7 +10,8 @@ SearXNG's and DuckDuckGo's protocols from recorded-shape fixtures, and misbehave
 
 Each fake checks the key the way its provider does and answers a bad key with that
 provider's documented error body; `requests_per_second` makes it answer 429 to requests
-that arrive too close together, like Brave's free tier.
+that arrive too close together, like Brave's free tier (`pace_tolerance=0`: closer than the
+limit by any amount, as a provider enforcing the account's limit exactly).
 
 A fake also speaks the provider's optional parameters: `received(request)` reads back
 what a request asked for in weblens' words (`time_range`, `country`, `include_domains`,
@@ -103,7 +104,9 @@ class ProviderFake(FakeServer):
         api_keys: Sequence[str] | None = None,
         latency_s: float = 0.0,
         requests_per_second: float | None = None,
+        pace_tolerance: float = 0.5,
     ) -> None:
+        """`pace_tolerance`: the fraction of `1/requests_per_second` a request may arrive early and still be served."""
         super().__init__(latency_s=latency_s)
         self.api_keys = list(api_keys) if api_keys else [api_key]
         self.api_key = self.api_keys[0]
@@ -112,6 +115,7 @@ class ProviderFake(FakeServer):
         self._hits: list[Hit] | None = None
         self._echoes = 0
         self.min_interval_s = 1.0 / requests_per_second if requests_per_second else 0.0
+        self.pace_tolerance = pace_tolerance
         self.rejected = 0
         """Requests answered 429 because they came too fast."""
         self._last_arrival: float | None = None
@@ -266,7 +270,7 @@ class ProviderFake(FakeServer):
             return False
         with self._pace_lock:
             last, self._last_arrival = self._last_arrival, request.received_at
-            if last is not None and request.received_at - last < self.min_interval_s * 0.5:
+            if last is not None and request.received_at - last < self.min_interval_s * (1 - self.pace_tolerance):
                 self.rejected += 1
                 return True
         return False
