@@ -21,6 +21,7 @@ from weblens.extract.model import ask_model
 from weblens.extract.verify import Evidence, PageText, find_evidence
 from weblens.fetch.document import Document
 from weblens.fetch.fetcher import Fetcher
+from weblens.fetch.html import SHELL_VISIBLE_CHARS
 from weblens.fetch.reading import read_page
 from weblens.llm import ChatModel
 from weblens.workers import WorkerCrashedError, WorkerTimeoutError
@@ -111,19 +112,38 @@ def _from_markup(
     return first
 
 
-async def _page(fetcher: Fetcher, url: str) -> tuple[Document, list[Candidate], str]:
-    """(document, markup values, visible text) through the one guarded fetch path; the page is read in a worker."""
-    raw, _ = await fetcher.document(url, raw=True)
-    if not raw.content_type.startswith(("text/html", "application/xhtml")):
-        return raw, [], raw.content
+async def _read(fetcher: Fetcher, raw: Document) -> tuple[list[Candidate], str]:
+    """(markup values, visible text) of a raw HTML document, read in a worker."""
     limit = fetcher.settings.fetch.extract_timeout
     try:
-        candidates, text = await fetcher.workers.run(functools.partial(read_html, raw.content), timeout=limit)
+        return await fetcher.workers.run(functools.partial(read_html, raw.content), timeout=limit)
     except WorkerTimeoutError:
         raise ToolTimeoutError(f"reading the markup of {raw.final_url} took longer than {limit:g} s, so it was "
                                "stopped", retryable=False) from None  # fmt: skip
     except WorkerCrashedError as exc:
         raise WeblensError(f"reading the markup of {raw.final_url}: {exc.message}") from None
+
+
+def _is_shell(raw: Document, candidates: list[Candidate], visible: str) -> bool:
+    """A page whose scripts write its content: next to no text, no markup values, and scripts."""
+    return not candidates and len(visible.strip()) < SHELL_VISIBLE_CHARS and "<script" in raw.content.lower()
+
+
+async def _page(fetcher: Fetcher, url: str) -> tuple[Document, list[Candidate], str]:
+    """(document, markup values, visible text) through the one guarded fetch path; the page is read in a worker.
+
+    A page that is an empty JavaScript shell is read again as a browser renders it (the rendering
+    tier, behind the same guard) when a browser is available; else the plain read stands."""
+    raw, _ = await fetcher.document(url, raw=True)
+    if not raw.content_type.startswith(("text/html", "application/xhtml")):
+        return raw, [], raw.content
+    candidates, text = await _read(fetcher, raw)
+    if _is_shell(raw, candidates, text):
+        try:
+            rendered, _ = await fetcher.document(url, raw=True, render="always")
+        except NotConfiguredError:
+            return raw, candidates, text  # no browser here: the plain read, as web_fetch's auto does
+        return rendered, *await _read(fetcher, rendered)
     return raw, candidates, text
 
 
