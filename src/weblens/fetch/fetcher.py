@@ -218,12 +218,12 @@ class Fetcher(AsyncClosing):
         work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw)
         try:
             return await self.workers.run(work, timeout=limit)
-        except WorkerTimeoutError:
+        except WorkerTimeoutError as exc:
             raise ToolTimeoutError(
-                f"{done}; extracting its text took longer than {limit:g} s, so it was stopped "
-                "(the page is too large or too complex to read in time)",
+                f"{done}; extracting its text was stopped (the page is too large or too complex to read "
+                f"in time): {exc.message}",
                 retryable=False,
-                details={"url": got.final_url, "bytes": len(got.body), "extract_timeout_s": limit},
+                details={**exc.details, "url": got.final_url, "bytes": len(got.body), "extract_timeout_s": limit},
             ) from None
         except WorkerMemoryError as exc:
             raise WorkerMemoryError(
@@ -243,11 +243,12 @@ class Fetcher(AsyncClosing):
         work = functools.partial(_read_in_worker, read)
         try:
             return await self.workers.run(work, timeout=limit)
-        except WorkerTimeoutError:
+        except WorkerTimeoutError as exc:
             raise ToolTimeoutError(
                 f"reading the {document.total_length:,} characters of {document.final_url} for this request "
-                f"took longer than {limit:g} s, so it was stopped",
+                f"was stopped: {exc.message}",
                 retryable=False,
+                details=exc.details,
             ) from None
         except WorkerMemoryError as exc:
             raise WorkerMemoryError(f"reading {document.final_url}: {exc.message}", details=exc.details) from None
