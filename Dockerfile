@@ -15,7 +15,8 @@ RUN useradd --create-home --uid 10001 weblens && mkdir -p /data && chown weblens
 WORKDIR /app
 COPY pyproject.toml README.md LICENSE ./
 COPY src ./src
-RUN pip install . && rm -rf /root/.cache
+# the documents extra: a server handed arbitrary links reads .docx, .xlsx, .pptx, .odt, .epub and .rtf
+RUN pip install '.[documents]' && rm -rf /root/.cache
 
 USER weblens
 VOLUME ["/data"]

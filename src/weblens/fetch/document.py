@@ -20,7 +20,8 @@ class _Fetched(BaseModel):
     byline: str | None = None
     date: str | None = None
     extractor: str
-    """What produced the text: trafilatura, text, json, pypdf or raw."""
+    """What produced the text: trafilatura, text, json, pypdf, raw, or a document reader (mammoth,
+    openpyxl, python-pptx, odfpy, ebooklib, striprtf, csv)."""
     note: str | None = None
     """Said when the text is not what it seems, e.g. an empty JavaScript shell."""
 

@@ -42,7 +42,8 @@ __all__ = ["WORKER_PRELOAD", "Fetcher", "fetch", "fetch_document", "worker_pool"
 
 _NAMESPACE = "fetch"
 MAX_QUERY_CHARS = 1_000
-WORKER_PRELOAD = ("weblens.fetch.extract", "weblens.fetch.html", "weblens.fetch.pdf", "weblens.fetch.reading")
+WORKER_PRELOAD = ("weblens.fetch.extract", "weblens.fetch.html", "weblens.fetch.pdf", "weblens.fetch.reading",
+                  "weblens.fetch.office")  # fmt: skip
 """What every worker process needs, imported once by the forkserver and shared by the workers."""
 READ_IN_WORKER_CHARS = 200_000
 """Reading a document this long for a query takes over ~15 ms of GIL-holding CPU: a worker does it."""
