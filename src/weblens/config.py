@@ -255,6 +255,13 @@ class FetchConfig(BaseModel):
         description="memory a worker may allocate reading one page, MB; past it the page is too_large. "
         "Default: half the machine's memory shared by the workers (256-2048 MB each); 0 = no limit",
     )
+    # freshness (issue 23): a fetch's max_age and stale_if_error
+    stale_ttl_s: float = Field(
+        default=86_400.0,
+        ge=0,
+        description="seconds a document is kept past cache_ttl_s, to be served marked stale when its origin "
+        "fails and the call asked for stale_if_error; 0 = not kept",
+    )
 
 
 class CacheConfig(BaseModel):

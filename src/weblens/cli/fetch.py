@@ -54,6 +54,14 @@ def fetch_command(
         typer.Option("--max-tokens", min=1, help=f"Most tokens to show ({TOKENIZER_NAME}; default 2000 with --query)."),
     ] = None,
     raw: Annotated[bool, typer.Option("--raw", help="The page source as sent, not extracted.")] = False,
+    max_age: Annotated[
+        float | None,
+        typer.Option("--max-age", min=0, help="Oldest cached copy to accept, seconds (0 = download now)."),
+    ] = None,
+    stale_if_error: Annotated[
+        bool,
+        typer.Option("--stale-if-error", help="If the site fails, show the last cached copy, marked stale."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The result envelope as JSON.")] = False,
 ) -> None:
     """A URL's main content as markdown (paged), or the passages that answer --query."""
@@ -74,6 +82,8 @@ def fetch_command(
                         raw=raw,
                         query=query,
                         max_tokens=max_tokens,
+                        max_age=max_age,
+                        stale_if_error=stale_if_error,
                     ),
                 )
             )
@@ -94,6 +104,10 @@ def fetch_command(
             console.print(page.title, style="bold")
         size = f" · {page.tokens} tokens ({page.tokenizer})" if page.tokens is not None else ""
         console.print(f"{page.final_url} · HTTP {page.status} · {page.content_type}{size}", style="dim")
+    if page.stale:
+        note(f"stale copy, downloaded {page.age_s:.0f} s ago: the site failed ({page.stale_reason})", "yellow")
+    elif page.cached:
+        note(f"from the cache, downloaded {page.age_s:.0f} s ago", "dim")
     if page.note:
         note(page.note, "yellow")
     typer.echo(page.content)

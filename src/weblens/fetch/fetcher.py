@@ -11,14 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 
 from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
-from weblens.errors import ToolTimeoutError, ToolValidationError, WeblensError
+from weblens.errors import ToolTimeoutError, ToolValidationError, UpstreamError, WeblensError
 from weblens.fetch.client import Downloaded, download, fetch_client, guard_for
 from weblens.fetch.document import Document, Page
 from weblens.fetch.extract import Extracted, extract
@@ -47,6 +48,12 @@ WORKER_PRELOAD = ("weblens.fetch.extract", "weblens.fetch.html", "weblens.fetch.
 """What every worker process needs, imported once by the forkserver and shared by the workers."""
 READ_IN_WORKER_CHARS = 200_000
 """Reading a document this long for a query takes over ~15 ms of GIL-holding CPU: a worker does it."""
+
+
+def _age(data: dict[str, object]) -> float:
+    """Seconds since a cached document was downloaded (infinite for one cached without the time)."""
+    fetched_at = data.get("fetched_at")
+    return max(0.0, time.time() - fetched_at) if isinstance(fetched_at, int | float) else float("inf")
 
 
 def worker_pool(settings: Settings) -> WorkerPool:
@@ -158,8 +165,12 @@ class Fetcher(AsyncClosing):
         timeout: float | None = None,
         respect_robots: bool | None = None,
         use_cache: bool = True,
+        max_age: float | None = None,
+        stale_if_error: bool = False,
     ) -> tuple[Document, bool]:
         """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
+        if max_age is not None and max_age < 0:
+            raise ToolValidationError("max_age must be 0 (fetch now) or more seconds")
         config = self.settings.fetch
         guard = self.guard
         target = guard.check_url(url)
@@ -196,17 +207,41 @@ class Fetcher(AsyncClosing):
                 extractor=out.extractor,
                 total_length=len(out.content),
                 note=out.note,
+                fetched_at=time.time(),
             )
             return document.model_dump()
 
         # the policy is part of the key: a page fetched under a looser guard is not served to a stricter one
         key = cache_key(str(target), raw, config.allow_private, sorted(config.allowed_hosts))
-        data, cached = await self.cache.get_or_compute(
-            _NAMESPACE, key, config.cache_ttl_s, compute, use_cache=use_cache
-        )
+        data, cached = await self._fresh_or_stale(key, compute, use_cache, max_age, stale_if_error)
         document = Document.model_validate(data)
         self.policy.check(document.final_url)  # a cached page may have been redirected where policy now forbids
         return document, cached
+
+    async def _fresh_or_stale(
+        self,
+        key: str,
+        compute: Callable[[], Awaitable[dict[str, object]]],
+        use_cache: bool,
+        max_age: float | None,
+        stale_if_error: bool,
+    ) -> tuple[dict[str, object], bool]:
+        """(the document's fields, whether cached): a cached copy no older than `max_age` (and
+        `fetch.cache_ttl_s`), else a new download; when that fails at the origin and
+        `stale_if_error`, the copy kept `fetch.stale_ttl_s` longer, marked stale."""
+        config = self.settings.fetch
+        fresh_for = config.cache_ttl_s if max_age is None else min(max_age, config.cache_ttl_s)
+        kept_for = config.cache_ttl_s + config.stale_ttl_s if config.cache_ttl_s > 0 else 0.0
+        kept = await self.cache.get(_NAMESPACE, key) if use_cache or stale_if_error else None
+        if kept is not None and use_cache and _age(kept) <= fresh_for:
+            return kept, True
+        try:
+            data, _ = await self.cache.get_or_compute(_NAMESPACE, key, kept_for, compute, use_cache=False)
+        except (UpstreamError, ToolTimeoutError) as exc:  # the origin failed (5xx, unreachable, too slow)
+            if not stale_if_error or kept is None:
+                raise
+            return {**kept, "stale": True, "stale_reason": f"{exc.code}: {exc.message}"}, True
+        return data, False
 
     async def _extract(self, got: Downloaded, raw: bool, deadline: float) -> Extracted:
         """`extract` in a worker, within `fetch.extract_timeout` and what is left of the fetch's deadline."""
@@ -268,6 +303,8 @@ class Fetcher(AsyncClosing):
         timeout: float | None = None,
         respect_robots: bool | None = None,
         use_cache: bool = True,
+        max_age: float | None = None,
+        stale_if_error: bool = False,
     ) -> Page:
         """One page of `url`'s text; see the module-level `fetch`."""
         if max_length is not None and max_length <= 0:
@@ -280,7 +317,13 @@ class Fetcher(AsyncClosing):
         if query is not None and len(query) > MAX_QUERY_CHARS:
             raise ToolValidationError(f"query must be at most {MAX_QUERY_CHARS} characters")
         document, cached = await self.document(
-            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache
+            url,
+            raw=raw,
+            timeout=timeout,
+            respect_robots=respect_robots,
+            use_cache=use_cache,
+            max_age=max_age,
+            stale_if_error=stale_if_error,
         )
         if start_index > document.total_length and start_index > 0:
             raise ToolValidationError(
@@ -297,9 +340,10 @@ class Fetcher(AsyncClosing):
             max_tokens=max_tokens,
             query_tokens=self.settings.fetch.query_max_tokens,
         )
-        if query is None and max_tokens is None:
-            return read()
-        return await self._read(document, read)
+        page = read() if query is None and max_tokens is None else await self._read(document, read)
+        if cached and document.fetched_at is not None:
+            page.age_s = round(max(0.0, time.time() - document.fetched_at), 3)
+        return page
 
 
 @contextlib.asynccontextmanager
@@ -330,10 +374,20 @@ async def fetch_document(
     resolver: Resolver | None = None,
     use_cache: bool = True,
     fetcher: Fetcher | None = None,
+    max_age: float | None = None,
+    stale_if_error: bool = False,
 ) -> tuple[Document, bool]:
     """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
     async with _using(fetcher, settings, client, cache, resolver) as using:
-        return await using.document(url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache)
+        return await using.document(
+            url,
+            raw=raw,
+            timeout=timeout,
+            respect_robots=respect_robots,
+            use_cache=use_cache,
+            max_age=max_age,
+            stale_if_error=stale_if_error,
+        )
 
 
 async def fetch(
@@ -352,6 +406,8 @@ async def fetch(
     resolver: Resolver | None = None,
     use_cache: bool = True,
     fetcher: Fetcher | None = None,
+    max_age: float | None = None,
+    stale_if_error: bool = False,
 ) -> Page:
     """Fetch `url` and return one page of its text (markdown for HTML).
 
@@ -365,6 +421,10 @@ async def fetch(
     configured total (`fetch.timeout`), never raise it. Pass `fetcher=runtime.fetcher`
     (a `weblens.Runtime`) to share its client and cache; otherwise a fetcher is built from
     `settings`, `client`, `cache` and `resolver` for this call and closed afterwards.
+    Freshness: `max_age` (seconds) takes a cached copy only that young (0 = download now);
+    `stale_if_error` serves the cached copy, marked `stale` with the `stale_reason`, when the
+    download fails at the origin (5xx, unreachable, a timeout), kept `fetch.stale_ttl_s` past
+    its freshness. `page.age_s` says how old the text is.
     Raises `WeblensError` subclasses (`blocked`, `too_large`, `unsupported_content`,
     `not_found`, `timeout`, `upstream_error`, ...).
     """
@@ -379,4 +439,6 @@ async def fetch(
             timeout=timeout,
             respect_robots=respect_robots,
             use_cache=use_cache,
+            max_age=max_age,
+            stale_if_error=stale_if_error,
         )

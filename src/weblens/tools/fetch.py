@@ -86,6 +86,18 @@ class WebFetchParams(BaseModel):
         ),
     )
 
+    max_age: int | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "Oldest cached copy you accept, in seconds; 0 downloads the page now. Default: the server's cache time"
+        ),
+    )
+    stale_if_error: bool = Field(
+        default=False,
+        description="If the site fails (error, unreachable, too slow), return the last cached copy, marked stale",
+    )
+
 
 class WebFetchUrlParams(BaseModel):
     url: str = Field(description="The URL to fetch content from")
@@ -124,10 +136,22 @@ def _reading_guide(page: Page) -> list[str]:
     return [span]
 
 
+def _freshness(page: Page) -> list[str]:
+    """How old the text is, and whether it is a stale copy the origin could not refresh."""
+    if page.stale:
+        return [
+            f"STALE COPY: the site failed ({_clipped(page.stale_reason or 'error')}); this text was downloaded "
+            f"{page.age_s:.0f} s ago and may be out of date."
+        ]
+    if page.cached:
+        return [f"From the cache: downloaded {page.age_s:.0f} s ago."]
+    return []
+
+
 def render_page(page: Page) -> str:
     """What the model reads: weblens' words on what this is and how to read on, then, inside
     the fence, everything the server and the page wrote (address, type, title, byline, text)."""
-    head = [f"Fetched (HTTP {page.status}, text by {page.extractor}).", *_reading_guide(page)]
+    head = [f"Fetched (HTTP {page.status}, text by {page.extractor}).", *_freshness(page), *_reading_guide(page)]
     if page.tokens is not None:
         head.append(f"Text: {page.tokens} tokens ({page.tokenizer}).")
     if page.note:
@@ -166,6 +190,8 @@ class FetchTool(Tool[Any]):
             start_index=getattr(params, "start_index", 0),
             query=getattr(params, "query", None),
             max_tokens=max_tokens,
+            max_age=getattr(params, "max_age", None),
+            stale_if_error=getattr(params, "stale_if_error", False),
         )
 
     async def _within(self, params: Any, max_tokens: int) -> tuple[Page, str]:
