@@ -40,7 +40,8 @@ MIN_TOOL_TOKENS = 200
 _META_CHARS = 300
 
 WEB_FETCH_DESCRIPTION = (
-    "Fetch a web page, PDF, JSON or text file by URL and return its main content as markdown. "
+    "Fetch a web page, PDF, Office document, EPUB, CSV, JSON or text file by URL and return its main "
+    "content as markdown. "
     "When you need something specific from a page, pass query (the question, in words the page would "
     "use): you get only the passages that answer it, each with its section and character offsets, "
     "instead of the page from the top. max_tokens bounds the size of the result. "
