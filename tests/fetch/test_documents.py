@@ -12,21 +12,13 @@ from weblens.cache import Cache
 from weblens.config import Settings
 from weblens.errors import TooLargeError, UnsupportedContentError
 from weblens.fetch import Fetcher, fetch
+from weblens.fetch.office import READER_NAMES
 from weblens.testing import Reply
 from weblens.testing.documents import DOCUMENT_FORMATS, DOCUMENT_PHRASES, HEADING, make_document, zip_bomb
 from weblens.testing.pages import PageServer
 
 pytestmark = pytest.mark.timeout(120)
 
-_READERS = {
-    "docx": "mammoth",
-    "xlsx": "openpyxl",
-    "pptx": "python-pptx",
-    "odt": "odfpy",
-    "epub": "ebooklib",
-    "rtf": "striprtf",
-    "csv": "csv",
-}
 _CONTAINERS = ("docx", "xlsx", "pptx", "odt", "epub")
 
 
@@ -60,14 +52,14 @@ async def test_each_format_reads_as_markdown_with_its_text_and_table(
         sniffed = await fetcher.fetch(served.url(f"/download/{kind}"))
     for phrase in DOCUMENT_PHRASES:
         assert phrase in page.content, (phrase, page.content)
-    assert page.extractor == _READERS[kind]
+    assert page.extractor == READER_NAMES[kind]
     if kind != "rtf":  # RTF has no tables or headings a reader can tell from bold text
         assert "| Albatross | 4200 |" in page.content, page.content
     if kind in ("docx", "odt", "epub"):
         assert f"# {HEADING}" in page.content
     # a generic content type is read by the file's magic bytes (or, for CSV, its URL)
     if kind != "csv":
-        assert sniffed.extractor == _READERS[kind] and sniffed.content == page.content
+        assert sniffed.extractor == READER_NAMES[kind] and sniffed.content == page.content
 
 
 @pytest.mark.parametrize("kind", _CONTAINERS)
@@ -99,3 +91,16 @@ async def test_without_the_extra_the_error_says_what_to_install(
     with pytest.raises(UnsupportedContentError) as caught:
         await fetch(served.url("/file.docx"), settings=settings, cache=Cache(None))
     assert "pip install 'weblens[documents]'" in caught.value.message
+
+
+async def test_a_long_csv_is_a_bounded_table_that_counts_what_it_leaves_out(
+    pages: PageServer, fetcher_settings: Settings
+) -> None:
+    rows = "".join(f"{n},item {n}\n" for n in range(5_000))
+    pages.route("GET", "/big.csv", Reply(body="id,name\n" + rows, content_type="text/csv"))
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 1})
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        document, _ = await fetcher.document(pages.url("/big.csv"))
+    assert document.content.startswith("| id | name |\n| --- | --- |\n| 0 | item 0 |")
+    assert "| 1998 | item 1998 |" in document.content and "item 1999" not in document.content
+    assert document.content.endswith("(3,001 more rows not shown)")

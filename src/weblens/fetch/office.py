@@ -157,7 +157,10 @@ def _csv(body: bytes, content_type: str) -> tuple[str, str]:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
-    table, left_out = markdown_table(csv.reader(io.StringIO(text), dialect), MAX_CSV_ROWS)
+    try:
+        table, left_out = markdown_table(csv.reader(io.StringIO(text), dialect), MAX_CSV_ROWS)
+    except csv.Error:  # a field past the csv module's limit, a stray NUL: not a table, still text
+        return text, ""
     return table + _left_out(left_out), ""
 
 
@@ -186,7 +189,7 @@ def _xlsx(body: bytes) -> tuple[str, str]:
     try:
         sections = []
         for sheet in book.worksheets:
-            table, left_out = markdown_table(sheet.iter_rows(values_only=True), MAX_SHEET_ROWS)
+            table, left_out = markdown_table(sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS), MAX_SHEET_ROWS)
             sections.append(f"## Sheet: {sheet.title}\n\n{table or '(empty sheet)'}{_left_out(left_out)}")
         title = book.properties.title or ""
     finally:
