@@ -103,8 +103,8 @@ def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False)
     if kind == "application/pdf":
         from weblens.fetch.pdf import pdf_to_text
 
-        text, title = pdf_to_text(body)
-        return Extracted(text, "pypdf", title)
+        pdf = pdf_to_text(body)
+        return Extracted(pdf.text, "pypdf+rapidocr" if pdf.ocr else "pypdf", pdf.title, note=pdf.note)
     if _is_json(kind):
         return _json(body, content_type)
     if _is_text(kind):

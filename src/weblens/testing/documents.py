@@ -14,7 +14,15 @@ import io
 import zipfile
 from collections.abc import Callable
 
-__all__ = ["CONTENT_TYPES", "DOCUMENT_FORMATS", "DOCUMENT_PHRASES", "make_document", "zip_bomb"]
+__all__ = [
+    "CONTENT_TYPES",
+    "DOCUMENT_FORMATS",
+    "DOCUMENT_PHRASES",
+    "SCANNED_LINES",
+    "make_document",
+    "scanned_pdf",
+    "zip_bomb",
+]
 
 HEADING = "Harbour Survey"
 PARAGRAPH = "The harbour lights were counted at dusk by the keeper"
@@ -214,4 +222,26 @@ def zip_bomb(kind: str, inflated_mb: int = 100) -> bytes:
         chunk = bytes(1 << 20)
         for _ in range(inflated_mb):
             member.write(chunk)
+    return out.getvalue()
+
+
+SCANNED_LINES = ("The harbour lights were counted", "Vessel Albatross 4200 tons")
+"""The text a `scanned_pdf` page shows as an image."""
+
+
+def scanned_pdf(pages: int = 1, lines: tuple[str, ...] = SCANNED_LINES) -> bytes:
+    """A PDF whose `pages` pages are images of `lines` (a scan: no text layer), made with Pillow
+    (which the `ocr` extra brings)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=36)
+    images = []
+    for _ in range(pages):
+        image = Image.new("L", (1240, 120 + 80 * len(lines)), 255)
+        draw = ImageDraw.Draw(image)
+        for row, line in enumerate(lines):
+            draw.text((60, 60 + 80 * row), line, fill=0, font=font)
+        images.append(image)
+    out = io.BytesIO()
+    images[0].save(out, "PDF", resolution=150, save_all=True, append_images=images[1:])
     return out.getvalue()
