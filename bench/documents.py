@@ -6,7 +6,8 @@ words (counted with repeats) that the markdown holds. Each format is read `--rou
 `weblens.fetch.extract.extract` in this process, single-threaded (the worker pool runs the same
 function); the baseline, measured in the same run, is the same text as an HTML article through
 the HTML path (trafilatura and weblens' rules). Peak memory is Python's allocations during one
-read (tracemalloc), the document's size beside it. Prints medians.
+read (tracemalloc; not onnxruntime's own), the document's size beside it. With the `ocr`
+extra, a generated 3-page scanned PDF (images of known lines) read by OCR too. Prints medians.
 
     .venv/bin/python bench/documents.py [--rounds 7] [--paragraphs 400]
 """
@@ -21,7 +22,16 @@ import tracemalloc
 from collections import Counter
 
 from weblens.fetch.extract import extract
-from weblens.testing.documents import DOCUMENT_FORMATS, HEADING, PARAGRAPH, TABLE, make_document
+from weblens.fetch.ocr import ocr_available
+from weblens.testing.documents import (
+    DOCUMENT_FORMATS,
+    HEADING,
+    PARAGRAPH,
+    SCANNED_LINES,
+    TABLE,
+    make_document,
+    scanned_pdf,
+)
 
 _WORD = re.compile(r"\w+")
 
@@ -82,6 +92,19 @@ def main() -> None:
         recall, rate, peak = _measure(body, content_type, args.rounds, expected)
         base_rate = base_rate or rate
         print(f"{name:<16} {len(body):>9,} {recall:>7.3f} {rate:>8.1f} {peak:>9,.0f} {rate / base_rate:>14.2f}x")
+    if not ocr_available():
+        print("scanned PDF: OCR not installed (pip install 'weblens[ocr]')")
+        return
+    pages = 3
+    scanned = Counter(word.lower() for line in SCANNED_LINES for word in _WORD.findall(line) * pages)
+    body = scanned_pdf(pages)
+    recall, rate, peak = _measure(body, "application/pdf", min(args.rounds, 3), scanned)
+    squeezed = "".join(extract(body, "application/pdf").content.split())
+    lines = sum("".join(line.split()) in squeezed for line in SCANNED_LINES)
+    print(
+        f"scanned PDF, {pages} pages by OCR: word recall {recall:.3f} (lines found letter for letter, spaces "
+        f"aside: {lines}/{len(SCANNED_LINES)}), {rate * pages:.2f} pages/s, peak {peak:,.0f} KiB"
+    )
 
 
 if __name__ == "__main__":
