@@ -15,9 +15,10 @@ RUN useradd --create-home --uid 10001 weblens && mkdir -p /data && chown weblens
 WORKDIR /app
 COPY pyproject.toml README.md LICENSE ./
 COPY src ./src
-# Playwright drives a browser for pages that need JavaScript (a remote one in compose.yaml; its version must match)
+# Playwright drives a browser for pages that need JavaScript (a remote one in compose.yaml; its version must match);
+# the documents extra: a server handed arbitrary links reads .docx, .xlsx, .pptx, .odt, .epub and .rtf
 ARG PLAYWRIGHT_VERSION=1.65.2
-RUN pip install . "playwright==${PLAYWRIGHT_VERSION}" && rm -rf /root/.cache
+RUN pip install '.[documents]' "playwright==${PLAYWRIGHT_VERSION}" && rm -rf /root/.cache
 
 USER weblens
 VOLUME ["/data"]

@@ -276,6 +276,13 @@ class FetchConfig(BaseModel):
         description="pages up to this size are read in this process, not a worker; default 0, "
         "and 512 KiB for a one-shot `weblens fetch` (starting workers costs more than reading a small page)",
     )
+    # freshness (issue 23): a fetch's max_age and stale_if_error
+    stale_ttl_s: float = Field(
+        default=86_400.0,
+        ge=0,
+        description="seconds a document is kept past cache_ttl_s, to be served marked stale when its origin "
+        "fails and the call asked for stale_if_error; 0 = not kept",
+    )
     render_timeout: float = Field(
         default=20.0, gt=0, description="hard deadline, seconds, of one browser render (its context is torn down)"
     )

@@ -73,6 +73,11 @@ _OVER_MEMORY = b"M"
 """The first byte of an answer: keep the worker, or it ran out of its memory (replace it)."""
 _PEAK_SLACK = 16 * 1024 * 1024
 """A failed call whose address-space peak came this close to the limit ran out of memory."""
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+_POLL_S = 0.05
+"""How often a running call's CPU time is read."""
+_WALL_FACTOR = 3.0
+"""A call's wall-clock backstop, in deadlines: work that sleeps, or a machine too busy to run it."""
 _OOM_SCORE_ADJ = "1000"
 """The most a process may raise its own score: the kernel's first choice under memory pressure."""
 
@@ -223,14 +228,23 @@ class _Worker:
         self.loop = asyncio.get_running_loop()
 
     async def hand_over(self, payload: bytes) -> bool:
-        """Hand the worker a call; False if it died before reading it (killed while idle, say)."""
+        """Hand the worker a call; False if it died (or hung) before reading it (killed while idle, say)."""
         try:
-            self.writer.write(_HEADER.pack(len(payload)))
-            self.writer.write(payload)
-            await self.writer.drain()
-            return await self.reader.readexactly(len(_TAKEN)) == _TAKEN
-        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+            async with asyncio.timeout(_START_TIMEOUT_S):
+                self.writer.write(_HEADER.pack(len(payload)))
+                self.writer.write(payload)
+                await self.writer.drain()
+                return await self.reader.readexactly(len(_TAKEN)) == _TAKEN
+        except (asyncio.IncompleteReadError, ConnectionError, OSError, TimeoutError):
             return False
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the worker process has used so far; 0 where it cannot be read."""
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{self.process.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+        return 0.0
 
     async def receive(self) -> bytes:
         (size,) = _HEADER.unpack(await self.reader.readexactly(_HEADER.size))
@@ -360,7 +374,10 @@ class WorkerPool(AsyncClosing):
                 async with asyncio.timeout(timeout):
                     return await asyncio.to_thread(call)
             except TimeoutError:
-                raise WorkerTimeoutError(f"the work took longer than {timeout:g} s") from None
+                raise WorkerTimeoutError(
+                    f"the work took longer than {timeout:g} s (wall-clock time, in a thread)",
+                    details={"measured": "wall_in_thread", "limit_s": timeout},
+                ) from None
         payload = pickle.dumps(call, protocol=pickle.HIGHEST_PROTOCOL)
         answer = await self._call(payload, float(timeout))
         try:
@@ -421,16 +438,15 @@ class WorkerPool(AsyncClosing):
         worker = await self._acquire()
         done = False
         try:
-            async with asyncio.timeout(timeout):
-                for _ in range(_HANDOVER_TRIES):  # a worker that died before reading the call: another one
-                    if await worker.hand_over(payload):
-                        break
-                    self._forget(worker)
-                    self._count -= 1
-                    worker = await self._acquire()
-                else:
-                    raise ConnectionError("no worker took the call")
-                answer = await worker.receive()
+            for _ in range(_HANDOVER_TRIES):  # a worker that died before reading the call: another one
+                if await worker.hand_over(payload):
+                    break
+                self._forget(worker)
+                self._count -= 1
+                worker = await self._acquire()
+            else:
+                raise ConnectionError("no worker took the call")
+            answer = await self._answer_within(worker, timeout)
             if answer[:1] == _OVER_MEMORY:
                 raise WorkerMemoryError(
                     f"the work needed more than a worker's memory limit of {self.memory_mb} MB "
@@ -439,10 +455,6 @@ class WorkerPool(AsyncClosing):
                 )
             done = True
             return answer[1:]
-        except TimeoutError:
-            raise WorkerTimeoutError(
-                f"the work took longer than {timeout:g} s; its worker process was killed"
-            ) from None
         except (asyncio.IncompleteReadError, ConnectionError, OSError):
             worker.kill()
             status = await asyncio.to_thread(worker.exit_status)
@@ -452,6 +464,39 @@ class WorkerPool(AsyncClosing):
                 self._release(worker)
             else:  # timed out, crashed or cancelled: the work must not run on
                 self._replace(worker)
+
+    async def _answer_within(self, worker: _Worker, timeout: float) -> bytes:
+        """The worker's answer, once it has taken the call. The deadline is the call's own work:
+        `timeout` seconds of the worker's CPU time, counted from when it took the call, so time
+        spent waiting for a free worker, or for a core on a busy machine, is not the page's
+        fault; `_WALL_FACTOR` deadlines of wall-clock time since it took the call stop work
+        that does not use the CPU (or cannot get it)."""
+        loop = asyncio.get_running_loop()
+        receiving = loop.create_task(worker.receive())
+        taken, cpu_at_start = loop.time(), worker.cpu_seconds()
+        try:
+            while True:
+                left = taken + timeout * _WALL_FACTOR - loop.time()
+                if left <= 0:
+                    raise WorkerTimeoutError(
+                        f"the work ran {timeout * _WALL_FACTOR:g} s since a worker took it without finishing "
+                        f"({worker.cpu_seconds() - cpu_at_start:.1f} s of CPU time; the limit is {timeout:g} s "
+                        "of CPU, or three times that since a worker took it; time waiting for a free worker is not "
+                        "counted); its worker process was killed",
+                        details={"measured": "wall_since_taken", "limit_s": timeout},
+                    )
+                await asyncio.wait({receiving}, timeout=min(_POLL_S, left))
+                if receiving.done():
+                    return receiving.result()
+                if worker.cpu_seconds() - cpu_at_start > timeout:
+                    raise WorkerTimeoutError(
+                        f"the work used more than {timeout:g} s of CPU time in its worker (counted from when "
+                        "the worker took it; time waiting for a free worker is not counted); "
+                        "its worker process was killed",
+                        details={"measured": "cpu_time", "limit_s": timeout},
+                    )
+        finally:
+            receiving.cancel()  # a no-op once answered; otherwise the worker is replaced by the caller
 
     async def _acquire(self) -> _Worker:
         queue = self._bind()

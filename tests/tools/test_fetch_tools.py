@@ -43,7 +43,8 @@ def test_declarations() -> None:
     web_fetch, seed = FetchTool(runtime), WebFetch(runtime)
     assert web_fetch.name == "web_fetch" and seed.name == "WebFetch"
     assert set(web_fetch.json_schema["properties"]) == {
-        "url", "query", "max_tokens", "max_length", "start_index", "render", "wait_for", "scroll"
+        "url", "query", "max_tokens", "max_length", "start_index", "render", "wait_for", "scroll", "max_age",
+        "stale_if_error",
     }
     assert web_fetch.json_schema["required"] == ["url"]
     assert set(seed.json_schema["properties"]) == {"url"}
@@ -232,9 +233,7 @@ async def test_web_fetch_with_a_query_returns_the_answer_within_max_tokens(
     assert again.ok and again.data["cached"] is True and pages.count(long_page.path) == 1
 
 
-async def test_server_written_type_and_final_url_sit_inside_the_boundary(
-    pages: PageServer, runtime: Runtime
-) -> None:
+async def test_server_written_type_and_final_url_sit_inside_the_boundary(pages: PageServer, runtime: Runtime) -> None:
     pages.route("GET", "/typed", Reply(body="plain words", content_type="text/plain; x=SYSTEM-TYPE-INJECTION"))
     pages.route("GET", "/moved", Reply(status=302, headers={"Location": "/typed?SYSTEM-URL-INJECTION=1"}))
     result = await FetchTool(runtime).execute({"url": pages.url("/moved")})

@@ -64,6 +64,14 @@ def fetch_command(
     scroll: Annotated[
         int, typer.Option("--scroll", min=0, max=MAX_SCROLL, help="Screens to scroll in a browser (implies it).")
     ] = 0,
+    max_age: Annotated[
+        float | None,
+        typer.Option("--max-age", min=0, help="Oldest cached copy to accept, seconds (0 = download now)."),
+    ] = None,
+    stale_if_error: Annotated[
+        bool,
+        typer.Option("--stale-if-error", help="If the site fails, show the last cached copy, marked stale."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="The result envelope as JSON.")] = False,
 ) -> None:
     """A URL's main content as markdown (paged), or the passages that answer --query."""
@@ -88,6 +96,8 @@ def fetch_command(
                         render=render.value,
                         wait_for=wait_for,
                         scroll=scroll,
+                        max_age=max_age,
+                        stale_if_error=stale_if_error,
                     ),
                 )
             )
@@ -109,6 +119,10 @@ def fetch_command(
         size = f" · {page.tokens} tokens ({page.tokenizer})" if page.tokens is not None else ""
         how = f" · rendered in {page.render_ms} ms ({page.render_reason})" if page.rendered else ""
         console.print(f"{page.final_url} · HTTP {page.status} · {page.content_type}{size}{how}", style="dim")
+    if page.stale:
+        note(f"stale copy, downloaded {page.age_s:.0f} s ago: the site failed ({page.stale_reason})", "yellow")
+    elif page.cached:
+        note(f"from the cache, downloaded {page.age_s:.0f} s ago", "dim")
     if page.note:
         note(page.note, "yellow")
     typer.echo(page.content)

@@ -20,7 +20,8 @@ class _Fetched(BaseModel):
     byline: str | None = None
     date: str | None = None
     extractor: str
-    """What produced the text: trafilatura, text, json, pypdf or raw."""
+    """What produced the text: trafilatura, text, json, pypdf, raw, or a document reader (mammoth,
+    openpyxl, python-pptx, odfpy, ebooklib, striprtf, csv)."""
     note: str | None = None
     """Said when the text is not what it seems, e.g. an empty JavaScript shell."""
     rendered: bool = False
@@ -29,6 +30,12 @@ class _Fetched(BaseModel):
     """Why it was rendered ("requested", "javascript_shell", ...); on a plain read, why a render would help."""
     render_ms: int | None = None
     """How long the browser took, when it rendered."""
+    fetched_at: float | None = None
+    """When the text was downloaded (Unix time)."""
+    stale: bool = False
+    """Served from the cache past its freshness because the origin failed (`stale_if_error`)."""
+    stale_reason: str | None = None
+    """Why the origin could not be used, when `stale`."""
 
 
 class Document(_Fetched):
@@ -67,6 +74,8 @@ class Page(_Fetched):
     """Pass as `start_index` to read on; None on the last page."""
     cached: bool = False
     """Served from the cache (no new request)."""
+    age_s: float = Field(default=0.0, ge=0)
+    """How old the text is: seconds since it was downloaded (0 for a fresh download)."""
     query: str | None = None
     """The question the passages were chosen for; None for a plain slice."""
     passages: list[Passage] = Field(default_factory=list)

@@ -1,4 +1,5 @@
-"""A response body to text, by content type: HTML, text, JSON, PDF; anything else is refused.
+"""A response body to text, by content type: HTML, text, JSON, PDF, Office documents, EPUB, RTF
+and CSV (`weblens.fetch.office`); anything else is refused.
 
 CPU-bound and synchronous on purpose: the fetcher runs it off the event loop (and may run
 it in another process: inputs and outputs are plain, picklable values). The HTML and PDF
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from weblens.errors import UnsupportedContentError
 from weblens.fetch.decode import decode_body
+from weblens.fetch.office import READER_NAMES, document_kind
 
 __all__ = ["Extracted", "extract", "media_type"]
 
@@ -95,18 +97,26 @@ def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False)
     kind = media_type(content_type)
     if kind in ("", "application/octet-stream", "binary/octet-stream"):
         kind = _sniff(body)
+    document = document_kind(body, kind, url)
+    if document is not None and not raw:
+        from weblens.fetch.office import document_to_markdown
+
+        text, title = document_to_markdown(body, document, content_type)
+        return Extracted(text, READER_NAMES[document], title, note=None if text.strip() else EMPTY_NOTE)
     if kind in _HTML_TYPES:
         return _html(body, content_type, url, raw)
     if kind == "application/pdf":
         from weblens.fetch.pdf import pdf_to_text
 
-        text, title = pdf_to_text(body)
-        return Extracted(text, "pypdf", title)
+        pdf = pdf_to_text(body)
+        return Extracted(pdf.text, "pypdf+rapidocr" if pdf.ocr else "pypdf", pdf.title, note=pdf.note)
     if _is_json(kind):
         return _json(body, content_type)
     if _is_text(kind):
         text, _ = decode_body(body, content_type)
         return Extracted(text, "text", note=None if text.strip() else EMPTY_NOTE)
     raise UnsupportedContentError(
-        f"cannot turn {kind} content into text (weblens reads HTML, text, JSON and PDF)", details={"type": kind}
+        f"cannot turn {kind} content into text (weblens reads HTML, text, JSON, PDF, CSV, "
+        ".docx, .xlsx, .pptx, .odt, .epub and .rtf)",
+        details={"type": kind},
     )

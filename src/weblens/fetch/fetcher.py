@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Literal, get_args
 
@@ -20,7 +22,14 @@ from weblens.browser import HOW_TO_GET_ONE, MAX_SCROLL, BrowserPool, Screenshot,
 from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
-from weblens.errors import NotConfiguredError, TooLargeError, ToolTimeoutError, ToolValidationError, WeblensError
+from weblens.errors import (
+    NotConfiguredError,
+    TooLargeError,
+    ToolTimeoutError,
+    ToolValidationError,
+    UpstreamError,
+    WeblensError,
+)
 from weblens.fetch.client import Downloaded, download, fetch_client, guard_for, status_error
 from weblens.fetch.document import Document, Page
 from weblens.fetch.extract import Extracted, extract
@@ -51,10 +60,17 @@ _RENDERED_TYPE = "text/html; charset=utf-8"
 
 _NAMESPACE = "fetch"
 MAX_QUERY_CHARS = 1_000
-WORKER_PRELOAD = ("weblens.fetch.extract", "weblens.fetch.html", "weblens.fetch.pdf", "weblens.fetch.reading")
+WORKER_PRELOAD = ("weblens.fetch.extract", "weblens.fetch.html", "weblens.fetch.pdf", "weblens.fetch.reading",
+                  "weblens.fetch.office")  # fmt: skip
 """What every worker process needs, imported once by the forkserver and shared by the workers."""
 READ_IN_WORKER_CHARS = 200_000
 """Reading a document this long for a query takes over ~15 ms of GIL-holding CPU: a worker does it."""
+
+
+def _age(data: dict[str, object]) -> float:
+    """Seconds since a cached document was downloaded (infinite for one cached without the time)."""
+    fetched_at = data.get("fetched_at")
+    return max(0.0, time.time() - fetched_at) if isinstance(fetched_at, int | float) else float("inf")
 
 
 def worker_pool(settings: Settings) -> WorkerPool:
@@ -85,8 +101,17 @@ def _document(got: Downloaded, out: Extracted, **rendering: object) -> Document:
         extractor=out.extractor,
         total_length=len(out.content),
         note=out.note,
+        fetched_at=time.time(),
         **rendering,
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Freshness:
+    """How old a cached copy may be (`max_age`), and whether a stale one may stand in for a failed origin."""
+
+    max_age: float | None = None
+    stale_if_error: bool = False
 
 
 def _noted(document: Document, note: str) -> Document:
@@ -197,8 +222,12 @@ class Fetcher(AsyncClosing):
         render: RenderMode = "auto",
         wait_for: str | None = None,
         scroll: int = 0,
+        max_age: float | None = None,
+        stale_if_error: bool = False,
     ) -> tuple[Document, bool]:
         """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
+        if max_age is not None and max_age < 0:
+            raise ToolValidationError("max_age must be 0 (fetch now) or more seconds")
         if render not in get_args(RenderMode):
             raise ToolValidationError(f"render must be one of auto, always or never, not {render!r}")
         if not 0 <= scroll <= MAX_SCROLL:
@@ -209,9 +238,12 @@ class Fetcher(AsyncClosing):
             raise ToolValidationError("wait_for and scroll need a browser: use render='auto' or 'always'")
         target = self.guard.check_url(url)
         self.policy.check(str(target))
+        fresh = _Freshness(max_age, stale_if_error)
         if render == "always" or wait_for or scroll:
-            return await self._rendered(target, "requested", raw, timeout, respect_robots, use_cache, wait_for, scroll)
-        plain, cached = await self._plain(target, raw, timeout, respect_robots, use_cache)
+            return await self._rendered(
+                target, "requested", raw, timeout, respect_robots, use_cache, wait_for, scroll, fresh
+            )
+        plain, cached = await self._plain(target, raw, timeout, respect_robots, use_cache, fresh)
         reason = plain.render_reason
         if reason is None or raw:
             return plain, cached
@@ -219,7 +251,7 @@ class Fetcher(AsyncClosing):
             return _noted(plain, f"It was not rendered (render='never'); {RENDER_REASONS[reason]}."), cached
         try:
             rendered, rendered_cached = await self._rendered(
-                target, reason, raw, timeout, respect_robots, use_cache, None, 0
+                target, reason, raw, timeout, respect_robots, use_cache, None, 0, fresh
             )
         except NotConfiguredError:
             return _noted(plain, f"{RENDER_REASONS[reason]}; a browser would read it: {HOW_TO_GET_ONE}."), cached
@@ -280,17 +312,21 @@ class Fetcher(AsyncClosing):
         return robots
 
     async def _cached(
-        self, key: str, compute: Callable[[], Awaitable[dict[str, object]]], use_cache: bool
+        self, key: str, compute: Callable[[], Awaitable[dict[str, object]]], use_cache: bool, fresh: _Freshness
     ) -> tuple[Document, bool]:
-        data, cached = await self.cache.get_or_compute(
-            _NAMESPACE, key, self.settings.fetch.cache_ttl_s, compute, use_cache=use_cache
-        )
+        data, cached = await self._fresh_or_stale(key, compute, use_cache, fresh.max_age, fresh.stale_if_error)
         document = Document.model_validate(data)
         self.policy.check(document.final_url)  # a cached page may have been redirected where policy now forbids
         return document, cached
 
     async def _plain(
-        self, target: httpx.URL, raw: bool, timeout: float | None, respect_robots: bool | None, use_cache: bool
+        self,
+        target: httpx.URL,
+        raw: bool,
+        timeout: float | None,
+        respect_robots: bool | None,
+        use_cache: bool,
+        fresh: _Freshness,
     ) -> tuple[Document, bool]:
         """The page as a browser without JavaScript reads it."""
         config = self.settings.fetch
@@ -308,7 +344,7 @@ class Fetcher(AsyncClosing):
             out = await self._extract(got, raw, deadline)
             return _document(got, out, render_reason=out.render_reason).model_dump()
 
-        return await self._cached(self._key(target, raw), compute, use_cache)
+        return await self._cached(self._key(target, raw), compute, use_cache, fresh)
 
     async def _rendered(
         self,
@@ -320,6 +356,7 @@ class Fetcher(AsyncClosing):
         use_cache: bool,
         wait_for: str | None,
         scroll: int,
+        fresh: _Freshness,
     ) -> tuple[Document, bool]:
         """The page as the browser rendered it; every request it made went through the guard proxy."""
         config = self.settings.fetch
@@ -348,7 +385,32 @@ class Fetcher(AsyncClosing):
             document = _document(got, out, rendered=True, render_reason=reason, render_ms=round(page.seconds * 1000))
             return document.model_dump()
 
-        return await self._cached(self._key(target, raw, "rendered", wait_for, scroll), compute, use_cache)
+        return await self._cached(self._key(target, raw, "rendered", wait_for, scroll), compute, use_cache, fresh)
+
+    async def _fresh_or_stale(
+        self,
+        key: str,
+        compute: Callable[[], Awaitable[dict[str, object]]],
+        use_cache: bool,
+        max_age: float | None,
+        stale_if_error: bool,
+    ) -> tuple[dict[str, object], bool]:
+        """(the document's fields, whether cached): a cached copy no older than `max_age` (and
+        `fetch.cache_ttl_s`), else a new download; when that fails at the origin and
+        `stale_if_error`, the copy kept `fetch.stale_ttl_s` longer, marked stale."""
+        config = self.settings.fetch
+        fresh_for = config.cache_ttl_s if max_age is None else min(max_age, config.cache_ttl_s)
+        kept_for = config.cache_ttl_s + config.stale_ttl_s if config.cache_ttl_s > 0 else 0.0
+        kept = await self.cache.get(_NAMESPACE, key) if use_cache or stale_if_error else None
+        if kept is not None and use_cache and _age(kept) <= fresh_for:
+            return kept, True
+        try:
+            data, _ = await self.cache.get_or_compute(_NAMESPACE, key, kept_for, compute, use_cache=False)
+        except (UpstreamError, ToolTimeoutError) as exc:  # the origin failed (5xx, unreachable, too slow)
+            if not stale_if_error or kept is None:
+                raise
+            return {**kept, "stale": True, "stale_reason": f"{exc.code}: {exc.message}"}, True
+        return data, False
 
     async def _extract(self, got: Downloaded, raw: bool, deadline: float) -> Extracted:
         """`extract` in a worker, within `fetch.extract_timeout` and what is left of the fetch's deadline."""
@@ -363,12 +425,12 @@ class Fetcher(AsyncClosing):
         in_process = 0 < len(got.body) <= small
         try:
             return await (self._in_process if in_process else self.workers).run(work, timeout=limit)
-        except WorkerTimeoutError:
+        except WorkerTimeoutError as exc:
             raise ToolTimeoutError(
-                f"{done}; extracting its text took longer than {limit:g} s, so it was stopped "
-                "(the page is too large or too complex to read in time)",
+                f"{done}; extracting its text was stopped (the page is too large or too complex to read "
+                f"in time): {exc.message}",
                 retryable=False,
-                details={"url": got.final_url, "bytes": len(got.body), "extract_timeout_s": limit},
+                details={**exc.details, "url": got.final_url, "bytes": len(got.body), "extract_timeout_s": limit},
             ) from None
         except WorkerMemoryError as exc:
             raise WorkerMemoryError(
@@ -388,11 +450,12 @@ class Fetcher(AsyncClosing):
         work = functools.partial(_read_in_worker, read)
         try:
             return await self.workers.run(work, timeout=limit)
-        except WorkerTimeoutError:
+        except WorkerTimeoutError as exc:
             raise ToolTimeoutError(
                 f"reading the {document.total_length:,} characters of {document.final_url} for this request "
-                f"took longer than {limit:g} s, so it was stopped",
+                f"was stopped: {exc.message}",
                 retryable=False,
+                details=exc.details,
             ) from None
         except WorkerMemoryError as exc:
             raise WorkerMemoryError(f"reading {document.final_url}: {exc.message}", details=exc.details) from None
@@ -414,6 +477,8 @@ class Fetcher(AsyncClosing):
         render: RenderMode = "auto",
         wait_for: str | None = None,
         scroll: int = 0,
+        max_age: float | None = None,
+        stale_if_error: bool = False,
     ) -> Page:
         """One page of `url`'s text; see the module-level `fetch`."""
         if max_length is not None and max_length <= 0:
@@ -427,7 +492,7 @@ class Fetcher(AsyncClosing):
             raise ToolValidationError(f"query must be at most {MAX_QUERY_CHARS} characters")
         document, cached = await self.document(
             url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache, render=render,
-            wait_for=wait_for, scroll=scroll,
+            wait_for=wait_for, scroll=scroll, max_age=max_age, stale_if_error=stale_if_error,
         )  # fmt: skip
         if start_index > document.total_length and start_index > 0:
             raise ToolValidationError(
@@ -444,9 +509,10 @@ class Fetcher(AsyncClosing):
             max_tokens=max_tokens,
             query_tokens=self.settings.fetch.query_max_tokens,
         )
-        if query is None and max_tokens is None:
-            return read()
-        return await self._read(document, read)
+        page = read() if query is None and max_tokens is None else await self._read(document, read)
+        if cached and document.fetched_at is not None:
+            page.age_s = round(max(0.0, time.time() - document.fetched_at), 3)
+        return page
 
 
 @contextlib.asynccontextmanager
@@ -483,12 +549,14 @@ async def fetch_document(
     render: RenderMode = "auto",
     wait_for: str | None = None,
     scroll: int = 0,
+    max_age: float | None = None,
+    stale_if_error: bool = False,
 ) -> tuple[Document, bool]:
     """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
     async with _using(fetcher, settings, client, cache, resolver) as using:
         return await using.document(
             url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache, render=render,
-            wait_for=wait_for, scroll=scroll,
+            wait_for=wait_for, scroll=scroll, max_age=max_age, stale_if_error=stale_if_error,
         )  # fmt: skip
 
 
@@ -511,6 +579,8 @@ async def fetch(
     render: RenderMode = "auto",
     wait_for: str | None = None,
     scroll: int = 0,
+    max_age: float | None = None,
+    stale_if_error: bool = False,
 ) -> Page:
     """Fetch `url` and return one page of its text (markdown for HTML).
 
@@ -532,6 +602,10 @@ async def fetch(
     `scroll` (screens) shape the render and imply it. The page says `rendered`, `render_reason`
     and `render_ms`. Raises `WeblensError` subclasses (`blocked`, `too_large`, `unsupported_content`,
     `not_found`, `timeout`, `upstream_error`, `not_configured` for render="always" without a browser, ...).
+    Freshness: `max_age` (seconds) takes a cached copy only that young (0 = download now);
+    `stale_if_error` serves the cached copy, marked `stale` with the `stale_reason`, when the
+    download fails at the origin (5xx, unreachable, a timeout), kept `fetch.stale_ttl_s` past
+    its freshness. `page.age_s` says how old the text is.
     """
     async with _using(fetcher, settings, client, cache, resolver) as using:
         return await using.fetch(
@@ -547,6 +621,8 @@ async def fetch(
             render=render,
             wait_for=wait_for,
             scroll=scroll,
+            max_age=max_age,
+            stale_if_error=stale_if_error,
         )
 
 

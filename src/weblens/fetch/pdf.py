@@ -1,33 +1,66 @@
-"""PDF to text, page by page, with pypdf (pure Python, well kept)."""
+"""PDF to text, page by page, with pypdf (pure Python, well kept); a PDF with no text layer at
+all (a scan) is read by OCR when the `ocr` extra is installed (`weblens.fetch.ocr`)."""
 
 from __future__ import annotations
 
 import io
 import logging
+from typing import NamedTuple
 
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
 from weblens.errors import UnsupportedContentError
 
-__all__ = ["pdf_to_text"]
+__all__ = ["PdfText", "pdf_to_text"]
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # malformed PDFs are common and not our bug
 
+_NO_TEXT = "(no text on this page)"
 
-def pdf_to_text(body: bytes) -> tuple[str, str]:
-    """(text with one `## Page N` section per page, title). Unreadable → UnsupportedContentError."""
+
+class PdfText(NamedTuple):
+    text: str
+    """One `## Page N` section per page."""
+    title: str
+    note: str | None = None
+    ocr: bool = False
+    """The text was read from the pages' images by OCR."""
+
+
+def _sections(texts: list[str]) -> str:
+    return "\n\n".join(f"## Page {number}\n\n{text or _NO_TEXT}" for number, text in enumerate(texts, start=1))
+
+
+def _scanned(reader: PdfReader, title: str) -> PdfText:
+    """A PDF without a text layer: its pages' images by OCR, or a note on what would read it."""
+    from weblens.fetch.ocr import MAX_OCR_PAGES, OCR_INSTALL, OCR_NOTE, ocr_available, ocr_pdf_pages
+
+    pages = len(reader.pages)
+    if not ocr_available():
+        note = f"The PDF has no text layer (a scan?); to read it by OCR: {OCR_INSTALL}"
+        return PdfText(_sections([""] * pages), title, note)
+    texts = ocr_pdf_pages(reader)
+    note = OCR_NOTE
+    if pages > MAX_OCR_PAGES:
+        note += f" Only the first {MAX_OCR_PAGES} of its {pages} pages were read."
+    if not any(texts):
+        note = "The PDF has no text layer, and OCR found no text in its images."
+    return PdfText(_sections(texts), title, note, ocr=True)
+
+
+def pdf_to_text(body: bytes) -> PdfText:
+    """The text of every page, the title, and a note. Unreadable → UnsupportedContentError."""
     try:
         reader = PdfReader(io.BytesIO(body))
         if reader.is_encrypted and not reader.decrypt(""):
             raise UnsupportedContentError("the PDF is encrypted with a password; its text cannot be read")
-        sections = []
-        for number, page in enumerate(reader.pages, start=1):
-            text = (page.extract_text() or "").strip()
-            sections.append(f"## Page {number}\n\n{text}" if text else f"## Page {number}\n\n(no text on this page)")
+        texts = [(page.extract_text() or "").strip() for page in reader.pages]
         title = ""
         if reader.metadata is not None and reader.metadata.title:
             title = str(reader.metadata.title)
+        if texts and not any(texts):
+            return _scanned(reader, title)
     except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
         raise UnsupportedContentError(f"the PDF could not be read: {type(exc).__name__}: {exc}") from None
-    return "\n\n".join(sections), title
+    return PdfText(_sections(texts), title)

@@ -42,7 +42,8 @@ MIN_TOOL_TOKENS = 200
 _META_CHARS = 300
 
 WEB_FETCH_DESCRIPTION = (
-    "Fetch a web page, PDF, JSON or text file by URL and return its main content as markdown. "
+    "Fetch a web page, PDF, Office document, EPUB, CSV, JSON or text file by URL and return its main "
+    "content as markdown. "
     "When you need something specific from a page, pass query (the question, in words the page would "
     "use): you get only the passages that answer it, each with its section and character offsets, "
     "instead of the page from the top. max_tokens bounds the size of the result. "
@@ -102,6 +103,18 @@ class WebFetchParams(BaseModel):
         description="Screens to scroll, for content that loads on scroll (implies rendering)",
     )  # fmt: skip
 
+    max_age: int | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "Oldest cached copy you accept, in seconds; 0 downloads the page now. Default: the server's cache time"
+        ),
+    )
+    stale_if_error: bool = Field(
+        default=False,
+        description="If the site fails (error, unreachable, too slow), return the last cached copy, marked stale",
+    )
+
 
 class WebFetchUrlParams(BaseModel):
     url: str = Field(description="The URL to fetch content from")
@@ -140,11 +153,23 @@ def _reading_guide(page: Page) -> list[str]:
     return [span]
 
 
+def _freshness(page: Page) -> list[str]:
+    """How old the text is, and whether it is a stale copy the origin could not refresh."""
+    if page.stale:
+        return [
+            f"STALE COPY: the site failed ({_clipped(page.stale_reason or 'error')}); this text was downloaded "
+            f"{page.age_s:.0f} s ago and may be out of date."
+        ]
+    if page.cached:
+        return [f"From the cache: downloaded {page.age_s:.0f} s ago."]
+    return []
+
+
 def render_page(page: Page) -> str:
     """What the model reads: weblens' words on what this is and how to read on, then, inside
     the fence, everything the server and the page wrote (address, type, title, byline, text)."""
     how = f"rendered in a browser in {page.render_ms} ms, " if page.rendered else ""
-    head = [f"Fetched (HTTP {page.status}, {how}text by {page.extractor}).", *_reading_guide(page)]
+    head = [f"Fetched (HTTP {page.status}, {how}text by {page.extractor}).", *_freshness(page), *_reading_guide(page)]
     if page.tokens is not None:
         head.append(f"Text: {page.tokens} tokens ({page.tokenizer}).")
     if page.note:
@@ -188,6 +213,8 @@ class FetchTool(Tool[Any]):
             render=getattr(params, "render", "auto"),
             wait_for=getattr(params, "wait_for", None),
             scroll=getattr(params, "scroll", 0),
+            max_age=getattr(params, "max_age", None),
+            stale_if_error=getattr(params, "stale_if_error", False),
         )
 
     async def _within(self, params: Any, max_tokens: int) -> tuple[Page, str]:

@@ -1,0 +1,247 @@
+"""Documents with known text for tests and `bench/documents.py`: one of every format weblens
+reads besides HTML and PDF, and zip bombs dressed as each container.
+
+    body, content_type = make_document("docx")
+    assert all(phrase in text for phrase in DOCUMENT_PHRASES)   # what a reader must find
+
+.docx, .odt and .epub are written here as the smallest valid containers (their XML by hand);
+.xlsx and .pptx with openpyxl and python-pptx (the `documents` extra).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable
+
+__all__ = [
+    "CONTENT_TYPES",
+    "DOCUMENT_FORMATS",
+    "DOCUMENT_PHRASES",
+    "SCANNED_LINES",
+    "make_document",
+    "scanned_pdf",
+    "zip_bomb",
+]
+
+HEADING = "Harbour Survey"
+PARAGRAPH = "The harbour lights were counted at dusk by the keeper"
+TABLE = (("Vessel", "Tonnage"), ("Albatross", "4200"), ("Cormorant", "1375"))
+DOCUMENT_PHRASES = (HEADING, PARAGRAPH, "Albatross", "4200", "Cormorant", "1375")
+"""Text every generated document holds: a heading, a paragraph, and a table's cells."""
+
+CONTENT_TYPES = {
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "odt": "application/vnd.oasis.opendocument.text",
+    "epub": "application/epub+zip",
+    "rtf": "application/rtf",
+    "csv": "text/csv",
+}
+DOCUMENT_FORMATS = tuple(CONTENT_TYPES)
+
+
+def _zip(members: dict[str, str | bytes], *, stored_first: str | None = None) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        if stored_first is not None:  # ODF and EPUB: an uncompressed `mimetype` first
+            archive.writestr(stored_first, members.pop(stored_first), compress_type=zipfile.ZIP_STORED)
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+def _docx(paragraphs: int = 1) -> bytes:
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+
+    def para(text: str, style: str | None = None) -> str:
+        props = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
+        return f"<w:p>{props}<w:r><w:t>{text}</w:t></w:r></w:p>"
+
+    rows = "".join("<w:tr>" + "".join(f"<w:tc>{para(cell)}</w:tc>" for cell in row) + "</w:tr>" for row in TABLE)
+    body = para(HEADING, "Heading1") + para(PARAGRAPH) * paragraphs + f"<w:tbl>{rows}</w:tbl>"
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    return _zip(
+        {
+            "[Content_Types].xml": (
+                '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+                '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+                '<Default Extension="xml" ContentType="application/xml"/>'
+                '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-'
+                'officedocument.wordprocessingml.document.main+xml"/></Types>'
+            ),
+            "_rels/.rels": (
+                '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+                f'<Relationship Id="rId1" Type="{rel}/officeDocument" Target="word/document.xml"/></Relationships>'
+            ),
+            "word/_rels/document.xml.rels": (
+                '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+                f'<Relationship Id="rId1" Type="{rel}/styles" Target="styles.xml"/></Relationships>'
+            ),
+            "word/styles.xml": (
+                f'<w:styles {w}><w:style w:type="paragraph" w:styleId="Heading1">'
+                '<w:name w:val="heading 1"/></w:style></w:styles>'
+            ),
+            "word/document.xml": f"<w:document {w}><w:body>{body}</w:body></w:document>",
+        }
+    )
+
+
+def _xlsx(paragraphs: int = 1) -> bytes:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = HEADING
+    for row in TABLE:
+        sheet.append(list(row))
+    for _ in range(paragraphs):
+        sheet.append([PARAGRAPH])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def _pptx(paragraphs: int = 1) -> bytes:
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])  # title only
+    slide.shapes.title.text = HEADING
+    box = slide.shapes.add_textbox(Inches(1), Inches(1.5), Inches(8), Inches(1))
+    box.text_frame.text = "\n".join([PARAGRAPH] * paragraphs)
+    table = slide.shapes.add_table(len(TABLE), 2, Inches(1), Inches(3), Inches(6), Inches(2)).table
+    for r, row in enumerate(TABLE):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    out = io.BytesIO()
+    deck.save(out)
+    return out.getvalue()
+
+
+def _odt(paragraphs: int = 1) -> bytes:
+    ns = (
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"'
+    )
+    rows = "".join(
+        "<table:table-row>"
+        + "".join(f"<table:table-cell><text:p>{cell}</text:p></table:table-cell>" for cell in row)
+        + "</table:table-row>"
+        for row in TABLE
+    )
+    content = (
+        f'<office:document-content {ns} office:version="1.2"><office:body><office:text>'
+        f'<text:h text:outline-level="1">{HEADING}</text:h>'
+        + f"<text:p>{PARAGRAPH}</text:p>"
+        * paragraphs
+        + f'<table:table table:name="t"><table:table-column table:number-columns-repeated="2"/>{rows}</table:table>'
+        "</office:text></office:body></office:document-content>"
+    )
+    manifest = (
+        '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+        "</manifest:manifest>"
+    )
+    return _zip(
+        {"mimetype": CONTENT_TYPES["odt"], "content.xml": content, "META-INF/manifest.xml": manifest},
+        stored_first="mimetype",
+    )
+
+
+def _epub(paragraphs: int = 1) -> bytes:
+    cells = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in TABLE)
+    chapter = (
+        '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>c1</title>'
+        f"</head><body><h1>{HEADING}</h1>"
+        + f"<p>{PARAGRAPH}</p>" * paragraphs
+        + f"<table>{cells}</table></body></html>"
+    )
+    opf = (
+        '<?xml version="1.0" encoding="utf-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
+        'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+        f'<dc:identifier id="id">weblens-test</dc:identifier><dc:title>{HEADING}</dc:title>'
+        "<dc:language>en</dc:language>"
+        '</metadata><manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest>'
+        '<spine><itemref idref="c1"/></spine></package>'
+    )
+    container = (
+        '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+        '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+        "</rootfiles></container>"
+    )
+    return _zip(
+        {
+            "mimetype": CONTENT_TYPES["epub"],
+            "META-INF/container.xml": container,
+            "OEBPS/content.opf": opf,
+            "OEBPS/c1.xhtml": chapter,
+        },
+        stored_first="mimetype",
+    )
+
+
+def _rtf(paragraphs: int = 1) -> bytes:
+    rows = "".join("\\trowd " + "".join(f"{cell}\\cell " for cell in row) + "\\row\n" for row in TABLE)
+    text = f"{{\\rtf1\\ansi {{\\b {HEADING}}}\\par\n" + f"{PARAGRAPH}\\par\n" * paragraphs + rows + "}"
+    return text.encode("latin-1")
+
+
+def _csv(paragraphs: int = 1) -> bytes:
+    lines = [f"{HEADING},{PARAGRAPH}"] + [",".join(row) for row in TABLE] + [f"note,{PARAGRAPH}"] * (paragraphs - 1)
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+_MAKERS: dict[str, Callable[[int], bytes]] = {
+    "docx": _docx,
+    "xlsx": _xlsx,
+    "pptx": _pptx,
+    "odt": _odt,
+    "epub": _epub,
+    "rtf": _rtf,
+    "csv": _csv,
+}
+
+
+def make_document(kind: str, paragraphs: int = 1) -> tuple[bytes, str]:
+    """(a `kind` file holding `DOCUMENT_PHRASES`, its content type); `paragraphs` repeats the
+    paragraph to make it longer."""
+    return _MAKERS[kind](paragraphs), CONTENT_TYPES[kind]
+
+
+def zip_bomb(kind: str, inflated_mb: int = 100) -> bytes:
+    """A valid `kind` container (docx, xlsx, pptx, odt or epub) with one more member of
+    `inflated_mb` MB of zeros: about 100 KB to download, 1000x that to inflate."""
+    body, _ = make_document(kind)
+    out = io.BytesIO(body)
+    with zipfile.ZipFile(out, "a", zipfile.ZIP_DEFLATED) as archive, archive.open("padding.xml", "w") as member:
+        chunk = bytes(1 << 20)
+        for _ in range(inflated_mb):
+            member.write(chunk)
+    return out.getvalue()
+
+
+SCANNED_LINES = ("The harbour lights were counted", "Vessel Albatross 4200 tons")
+"""The text a `scanned_pdf` page shows as an image."""
+
+
+def scanned_pdf(pages: int = 1, lines: tuple[str, ...] = SCANNED_LINES) -> bytes:
+    """A PDF whose `pages` pages are images of `lines` (a scan: no text layer), made with Pillow
+    (which the `ocr` extra brings)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=36)
+    images = []
+    for _ in range(pages):
+        image = Image.new("L", (1240, 120 + 80 * len(lines)), 255)
+        draw = ImageDraw.Draw(image)
+        for row, line in enumerate(lines):
+            draw.text((60, 60 + 80 * row), line, fill=0, font=font)
+        images.append(image)
+    out = io.BytesIO()
+    images[0].save(out, "PDF", resolution=150, save_all=True, append_images=images[1:])
+    return out.getvalue()

@@ -1,0 +1,106 @@
+"""Every document a link can point to, fetched over real HTTP: .docx, .xlsx, .pptx, .odt,
+.epub, .rtf and .csv come back as markdown with their headings, text and tables, by content
+type or by magic bytes, paged like any page; zip bombs are refused before they inflate."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from weblens.cache import Cache
+from weblens.config import Settings
+from weblens.errors import TooLargeError, UnsupportedContentError
+from weblens.fetch import Fetcher, fetch
+from weblens.fetch.office import READER_NAMES
+from weblens.testing import Reply
+from weblens.testing.documents import DOCUMENT_FORMATS, DOCUMENT_PHRASES, HEADING, make_document, zip_bomb
+from weblens.testing.pages import PageServer
+
+pytestmark = pytest.mark.timeout(120)
+
+_CONTAINERS = ("docx", "xlsx", "pptx", "odt", "epub")
+
+
+@pytest.fixture(scope="module")
+def served() -> PageServer:
+    server = PageServer()
+    server.__enter__()
+    for kind in DOCUMENT_FORMATS:
+        body, content_type = make_document(kind)
+        server.route("GET", f"/file.{kind}", Reply(body=body, content_type=content_type))
+        server.route("GET", f"/download/{kind}", Reply(body=body, content_type="application/octet-stream"))
+    for kind in _CONTAINERS:
+        server.route("GET", f"/bomb.{kind}", Reply(body=zip_bomb(kind), content_type="application/octet-stream"))
+    long_body, long_type = make_document("docx", paragraphs=300)
+    server.route("GET", "/long.docx", Reply(body=long_body, content_type=long_type))
+    yield server  # type: ignore[misc]
+    server.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def fetcher_settings(served: PageServer) -> Settings:
+    return Settings(fetch={"allowed_hosts": [served.host], "workers": 1})
+
+
+@pytest.mark.parametrize("kind", DOCUMENT_FORMATS)
+async def test_each_format_reads_as_markdown_with_its_text_and_table(
+    kind: str, served: PageServer, fetcher_settings: Settings
+) -> None:
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        page = await fetcher.fetch(served.url(f"/file.{kind}"))
+        sniffed = await fetcher.fetch(served.url(f"/download/{kind}"))
+    for phrase in DOCUMENT_PHRASES:
+        assert phrase in page.content, (phrase, page.content)
+    assert page.extractor == READER_NAMES[kind]
+    if kind != "rtf":  # RTF has no tables or headings a reader can tell from bold text
+        assert "| Albatross | 4200 |" in page.content, page.content
+    if kind in ("docx", "odt", "epub"):
+        assert f"# {HEADING}" in page.content
+    # a generic content type is read by the file's magic bytes (or, for CSV, its URL)
+    if kind != "csv":
+        assert sniffed.extractor == READER_NAMES[kind] and sniffed.content == page.content
+
+
+@pytest.mark.parametrize("kind", _CONTAINERS)
+async def test_a_zip_bomb_is_refused_before_it_inflates(
+    kind: str, served: PageServer, fetcher_settings: Settings
+) -> None:
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        with pytest.raises(TooLargeError) as caught:
+            await fetcher.fetch(served.url(f"/bomb.{kind}"))
+    assert caught.value.code == "too_large"
+    assert "zip bomb" in caught.value.message
+    assert caught.value.details["uncompressed_bytes"] > 100 << 20
+
+
+async def test_a_long_document_is_paged(served: PageServer, fetcher_settings: Settings) -> None:
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        first = await fetcher.fetch(served.url("/long.docx"), max_length=2_000)
+        assert first.truncated and first.next_start_index is not None
+        second = await fetcher.fetch(served.url("/long.docx"), max_length=2_000, start_index=first.next_start_index)
+    assert second.cached and second.start_index == first.next_start_index
+    assert first.total_length > 300 * 50
+
+
+async def test_without_the_extra_the_error_says_what_to_install(
+    served: PageServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "mammoth", None)  # as if `weblens[documents]` were not installed
+    settings = Settings(fetch={"allowed_hosts": [served.host], "workers": 0})
+    with pytest.raises(UnsupportedContentError) as caught:
+        await fetch(served.url("/file.docx"), settings=settings, cache=Cache(None))
+    assert "pip install 'weblens[documents]'" in caught.value.message
+
+
+async def test_a_long_csv_is_a_bounded_table_that_counts_what_it_leaves_out(
+    pages: PageServer, fetcher_settings: Settings
+) -> None:
+    rows = "".join(f"{n},item {n}\n" for n in range(5_000))
+    pages.route("GET", "/big.csv", Reply(body="id,name\n" + rows, content_type="text/csv"))
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 1})
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        document, _ = await fetcher.document(pages.url("/big.csv"))
+    assert document.content.startswith("| id | name |\n| --- | --- |\n| 0 | item 0 |")
+    assert "| 1998 | item 1998 |" in document.content and "item 1999" not in document.content
+    assert document.content.endswith("(3,001 more rows not shown)")

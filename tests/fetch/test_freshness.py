@@ -1,0 +1,89 @@
+"""A fetch's freshness bound: `max_age` takes a cached copy only that young (0 = download now),
+`stale_if_error` serves the cached copy, marked stale, when the origin fails, and every page
+says how old its text is — through `weblens.fetch`, `web_fetch` and `weblens fetch`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from weblens.cache import Cache
+from weblens.cli import app
+from weblens.config import Settings
+from weblens.errors import UpstreamError
+from weblens.fetch import Fetcher, fetch
+from weblens.runtime import Runtime
+from weblens.testing import Reply
+from weblens.testing.pages import PageServer
+from weblens.tools.fetch import FetchTool
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _text(words: str) -> Reply:
+    return Reply(body=words, content_type="text/plain")
+
+
+async def test_max_age_decides_whether_the_cached_copy_will_do(pages: PageServer, settings: Settings) -> None:
+    pages.route("GET", "/news.txt", _text("first edition"))
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        first = await fetcher.fetch(pages.url("/news.txt"))
+        assert not first.cached and first.age_s == 0 and first.fetched_at is not None
+        pages.route("GET", "/news.txt", _text("second edition"))
+        await asyncio.sleep(1.1)
+        cached = await fetcher.fetch(pages.url("/news.txt"), max_age=60)
+        assert cached.cached and cached.content == "first edition" and cached.age_s >= 1.0
+        too_old = await fetcher.fetch(pages.url("/news.txt"), max_age=1)
+        assert not too_old.cached and too_old.content == "second edition"
+        pages.route("GET", "/news.txt", _text("third edition"))
+        now = await fetcher.fetch(pages.url("/news.txt"), max_age=0)
+    assert now.content == "third edition" and not now.cached and now.age_s == 0
+    assert pages.count("/news.txt") == 3
+
+
+async def test_stale_if_error_serves_the_last_copy_marked_stale(pages: PageServer) -> None:
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "cache_ttl_s": 1})
+    pages.route("GET", "/status.txt", _text("all systems normal"))
+    cache = Cache(None)
+    await fetch(pages.url("/status.txt"), settings=settings, cache=cache)
+    pages.route("GET", "/status.txt", Reply(body="down", status=503, content_type="text/plain"))
+    await asyncio.sleep(1.2)  # past fetch.cache_ttl_s: only a stale copy is left
+    with pytest.raises(UpstreamError):
+        await fetch(pages.url("/status.txt"), settings=settings, cache=cache)
+    page = await fetch(pages.url("/status.txt"), settings=settings, cache=cache, stale_if_error=True)
+    assert page.stale and page.cached and page.content == "all systems normal"
+    assert page.stale_reason is not None and "503" in page.stale_reason
+    assert page.age_s >= 1.2
+    # with nothing cached there is nothing to fall back on: the error stands
+    with pytest.raises(UpstreamError):
+        await fetch(pages.url("/status.txt?other"), settings=settings, cache=cache, stale_if_error=True)
+
+
+async def test_web_fetch_tells_the_model_how_old_and_whether_stale(pages: PageServer, settings: Settings) -> None:
+    pages.route("GET", "/prices.txt", _text("tea 3 coins"))
+    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+        tool = FetchTool(runtime)
+        assert (await tool.execute({"url": pages.url("/prices.txt")})).ok
+        pages.route("GET", "/prices.txt", Reply(body="oops", status=500, content_type="text/plain"))
+        failed = await tool.execute({"url": pages.url("/prices.txt"), "max_age": 0})
+        assert not failed.ok and failed.error is not None and failed.error.code == "upstream_error"
+        stale = await tool.execute({"url": pages.url("/prices.txt"), "max_age": 0, "stale_if_error": True})
+        cached = await tool.execute({"url": pages.url("/prices.txt")})
+    assert stale.ok and stale.data["stale"] is True and "STALE COPY" in stale.text and "tea 3 coins" in stale.text
+    assert cached.ok and "From the cache: downloaded" in cached.text and cached.data["age_s"] >= 0
+
+
+def test_the_cli_takes_max_age_and_stale_if_error(pages: PageServer, tmp_path: Path) -> None:
+    env = {"WEBLENS_FETCH_ALLOWED_HOSTS": pages.host, "WEBLENS_DATA_DIR": str(tmp_path)}
+    runner = CliRunner()
+    pages.route("GET", "/menu.txt", _text("soup of the day: leek"))
+    assert runner.invoke(app, ["fetch", pages.url("/menu.txt")], env=env).exit_code == 0
+    pages.route("GET", "/menu.txt", Reply(body="down", status=502, content_type="text/plain"))
+    refused = runner.invoke(app, ["fetch", pages.url("/menu.txt"), "--max-age", "0"], env=env)
+    assert refused.exit_code != 0 and "leek" not in refused.stdout
+    stale = runner.invoke(app, ["fetch", pages.url("/menu.txt"), "--max-age", "0", "--stale-if-error"], env=env)
+    assert stale.exit_code == 0, stale.output
+    assert "soup of the day: leek" in stale.stdout and "stale copy" in stale.stderr and "502" in stale.stderr
