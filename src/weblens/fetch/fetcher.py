@@ -182,20 +182,7 @@ class Fetcher(AsyncClosing):
                 got = await download(
                     target, client=http, guard=guard, config=config, robots=robots, policy=self.policy.check
                 )
-            out = await self._extract(got, raw, deadline)
-            document = Document(
-                url=got.url,
-                final_url=got.final_url,
-                status=got.status,
-                content_type=got.content_type,
-                title=out.title,
-                byline=out.byline,
-                date=out.date,
-                content=out.content,
-                extractor=out.extractor,
-                total_length=len(out.content),
-                note=out.note,
-            )
+            document = await self.read(got, raw=raw, deadline=deadline)
             return document.model_dump()
 
         # the policy is part of the key: a page fetched under a looser guard is not served to a stricter one
@@ -206,6 +193,25 @@ class Fetcher(AsyncClosing):
         document = Document.model_validate(data)
         self.policy.check(document.final_url)  # a cached page may have been redirected where policy now forbids
         return document, cached
+
+    async def read(self, got: Downloaded, *, raw: bool = False, deadline: float | None = None) -> Document:
+        """The document in a body downloaded elsewhere (a crawl), read in a worker like a fetched one."""
+        if deadline is None:
+            deadline = asyncio.get_running_loop().time() + self.settings.fetch.extract_timeout
+        out = await self._extract(got, raw, deadline)
+        return Document(
+            url=got.url,
+            final_url=got.final_url,
+            status=got.status,
+            content_type=got.content_type,
+            title=out.title,
+            byline=out.byline,
+            date=out.date,
+            content=out.content,
+            extractor=out.extractor,
+            total_length=len(out.content),
+            note=out.note,
+        )
 
     async def _extract(self, got: Downloaded, raw: bool, deadline: float) -> Extracted:
         """`extract` in a worker, within `fetch.extract_timeout` and what is left of the fetch's deadline."""
@@ -284,6 +290,21 @@ class Fetcher(AsyncClosing):
             raise ToolValidationError(
                 f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
             )
+        return await self.page(
+            document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=max_tokens
+        )
+
+    async def page(
+        self,
+        document: Document,
+        cached: bool = False,
+        *,
+        start_index: int = 0,
+        max_length: int | None = None,
+        query: str | None = None,
+        max_tokens: int | None = None,
+    ) -> Page:
+        """One page of a document already read: a slice, or the passages that answer `query`."""
         read = functools.partial(
             read_page,
             document,

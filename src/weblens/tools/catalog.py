@@ -13,6 +13,7 @@ from weblens.runtime import Runtime
 from weblens.tool import Tool
 from weblens.tools.fetch import FETCH_FACTORIES
 from weblens.tools.search import SEARCH_FACTORIES
+from weblens.tools.sites import SITES_FACTORIES
 from weblens.tools.think import Think
 from weblens.tools.todo import SetTodoList
 from weblens.tools.weather import GetWeather
@@ -39,6 +40,7 @@ FACTORIES: list[Any] = [
     _weather,
     *SEARCH_FACTORIES,
     *FETCH_FACTORIES,
+    *SITES_FACTORIES,
 ]
 
 
