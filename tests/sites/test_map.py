@@ -64,9 +64,7 @@ async def test_robots_disallowed_urls_are_left_out():
 
 async def test_the_operator_policy_applies_before_any_request():
     async with DocsSite(pages=4) as site, fetcher_for(site.host) as open_fetcher:
-        blocked = Fetcher(
-            open_fetcher.settings, cache=open_fetcher.cache, policy=DomainPolicy.of(None, ["127.0.0.1"])
-        )
+        blocked = Fetcher(open_fetcher.settings, cache=open_fetcher.cache, policy=DomainPolicy.of(None, ["127.0.0.1"]))
         async with blocked:
             with pytest.raises(UrlNotAllowedError):
                 await map_site(site.url("/"), fetcher=blocked)
