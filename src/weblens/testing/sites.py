@@ -36,7 +36,8 @@ def _fact(index: int) -> str:
 
 
 class DocsSite(FakeServer):
-    """See the module docstring. `latency_s`: how long each page takes to answer."""
+    """See the module docstring. `latency_s`: how long each page takes to answer; `llms_pages`:
+    how many pages `/llms.txt` lists (with their titles)."""
 
     def __init__(
         self,
@@ -46,6 +47,7 @@ class DocsSite(FakeServer):
         crawl_delay: float | None = None,
         disallow: Sequence[str] = (),
         llms: bool = True,
+        llms_pages: int = 5,
         traps: bool = True,
     ) -> None:
         super().__init__()
@@ -74,6 +76,7 @@ class DocsSite(FakeServer):
         if pages > 3:
             self.route("GET", "/docs/page-3/print", self._page)  # the same text under another URL
         self.traps = traps
+        self.llms_pages = llms_pages
 
     # -- measuring ---------------------------------------------------------------
 
@@ -133,7 +136,9 @@ class DocsSite(FakeServer):
 
     def _llms(self, request: RecordedRequest) -> Reply:
         lines = ["# Docs", "", "> The documentation.", "", "## Guides", ""]
-        lines += [f"- [{self.title(i)}](/docs/page-{i}): about {topic_of(i)}" for i in range(min(5, self.pages))]
+        lines += [
+            f"- [{self.title(i)}](/docs/page-{i}): about {topic_of(i)}" for i in range(min(self.llms_pages, self.pages))
+        ]
         return Reply(body="\n".join(lines) + "\n", content_type="text/markdown")
 
     def _wrap(self, title: str, body: str) -> Reply:
