@@ -71,8 +71,8 @@ def crawl_command(
 
     async def work(runtime: Runtime) -> Crawl:
         walk = Crawl(
-            runtime.fetcher,
             target,
+            fetcher=runtime.fetcher,
             query=query,
             max_pages=max_pages,
             max_depth=max_depth,

@@ -94,14 +94,16 @@ def _text_key(text: str) -> str:
 
 
 class Crawl:
-    """One crawl. Iterate it (`async for page in crawl`) to get pages as they arrive, or
-    `await crawl.run()` for the whole result; `crawl.result` holds failures and what was left."""
+    """One crawl of `url`'s site. Iterate it (`async for page in crawl`) to get pages as they
+    arrive, or `await crawl.run()` for the whole result; `crawl.result` holds failures and what
+    was left. Pass `fetcher=runtime.fetcher` to share a runtime's client and cache, else one is
+    built from the settings for the crawl and closed after it."""
 
     def __init__(
         self,
-        fetcher: Fetcher | None,
         url: str,
         *,
+        fetcher: Fetcher | None = None,
         query: str | None = None,
         max_pages: int = 10,
         max_depth: int = 2,
@@ -334,30 +336,5 @@ class Crawl:
         return self.result
 
 
-def crawl(
-    url: str,
-    *,
-    query: str | None = None,
-    max_pages: int = 10,
-    max_depth: int = 2,
-    include_paths: Sequence[str] = (),
-    exclude_paths: Sequence[str] = (),
-    max_tokens: int | None = None,
-    time_budget_s: float = 60.0,
-    subdomains: bool = False,
-    fetcher: Fetcher | None = None,
-) -> Crawl:
-    """A crawl of `url`'s site (see `Crawl`); pass `fetcher=runtime.fetcher` to share a runtime's
-    client and cache, else one is built from the settings for the crawl and closed after it."""
-    return Crawl(
-        fetcher,
-        url,
-        query=query,
-        max_pages=max_pages,
-        max_depth=max_depth,
-        include_paths=include_paths,
-        exclude_paths=exclude_paths,
-        max_tokens=max_tokens,
-        time_budget_s=time_budget_s,
-        subdomains=subdomains,
-    )
+crawl = Crawl
+"""`weblens.crawl(url, ...)`: a `Crawl`, to iterate or to `run()`."""

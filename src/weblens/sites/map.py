@@ -9,7 +9,7 @@ indexes by the set of sitemaps already read; each bound that stops the map is sa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from protego import Protego
@@ -24,7 +24,7 @@ from weblens.sites.relevance import Relevance
 from weblens.sites.scope import Scope
 from weblens.urls import canonical_url
 
-__all__ = ["MAX_MAP_URLS", "MappedUrl", "SiteMap", "SiteMapper", "map_site"]
+__all__ = ["MAX_MAP_URLS", "MapOptions", "MappedUrl", "SiteMap", "SiteMapper", "map_site"]
 
 MAX_MAP_URLS = 5_000
 MAX_SITEMAP_FILES = 50
@@ -212,29 +212,19 @@ class SiteMapper:
         return self.result
 
 
-async def map_site(
-    url: str,
-    *,
-    query: str | None = None,
-    max_urls: int = 200,
-    include_paths: Sequence[str] = (),
-    exclude_paths: Sequence[str] = (),
-    subdomains: bool = False,
-    fetcher: Fetcher | None = None,
-) -> SiteMap:
-    """The URLs of `url`'s site (see the module docstring); pass `fetcher=runtime.fetcher` to
-    share a runtime's client and cache, else one is built from the settings for this call."""
+class MapOptions(TypedDict, total=False):
+    query: str | None
+    max_urls: int
+    include_paths: Sequence[str]
+    exclude_paths: Sequence[str]
+    subdomains: bool
+
+
+async def map_site(url: str, *, fetcher: Fetcher | None = None, **options: Unpack[MapOptions]) -> SiteMap:
+    """The URLs of `url`'s site (see the module docstring and `SiteMapper` for the options); pass
+    `fetcher=runtime.fetcher` to share a runtime's client and cache, else one is built from the
+    settings for this call."""
     if fetcher is None:
         async with Fetcher.from_settings() as own:
-            return await map_site(url, query=query, max_urls=max_urls, include_paths=include_paths,
-                                  exclude_paths=exclude_paths, subdomains=subdomains, fetcher=own)  # fmt: skip
-    mapper = SiteMapper(
-        SiteClient(fetcher),
-        url,
-        query=query,
-        max_urls=max_urls,
-        include_paths=include_paths,
-        exclude_paths=exclude_paths,
-        subdomains=subdomains,
-    )
-    return await mapper.run()
+            return await SiteMapper(SiteClient(own), url, **options).run()
+    return await SiteMapper(SiteClient(fetcher), url, **options).run()

@@ -118,7 +118,20 @@ def render_crawl(result: CrawlResult) -> str:
     return "\n".join(head) + "\n\n" + untrusted_block(body, "the crawled pages")
 
 
-class WebMap(Tool[WebMapParams]):
+class _SiteTool(Tool[Any]):
+    """What both tools share: the runtime whose fetcher they walk with."""
+
+    def __init__(self, runtime: Runtime, **overrides: Any) -> None:
+        overrides.setdefault("timeout", self.default_timeout(runtime))
+        super().__init__(**overrides)
+        self._runtime = runtime
+
+    @staticmethod
+    def default_timeout(runtime: Runtime) -> float:
+        return MAX_TIME_BUDGET_S + _TOOL_MARGIN_S
+
+
+class WebMap(_SiteTool):
     name = "web_map"
     description = (
         "List the URLs of a website from its sitemaps, its llms.txt and its start page, without reading "
@@ -129,10 +142,9 @@ class WebMap(Tool[WebMapParams]):
     output = SiteMap
     key_param: ClassVar[str | None] = "url"
 
-    def __init__(self, runtime: Runtime, **overrides: Any) -> None:
-        overrides.setdefault("timeout", runtime.settings.fetch.timeout * 4 + _TOOL_MARGIN_S)
-        super().__init__(**overrides)
-        self._runtime = runtime
+    @staticmethod
+    def default_timeout(runtime: Runtime) -> float:
+        return runtime.settings.fetch.timeout * 4 + _TOOL_MARGIN_S  # robots.txt, sitemaps, llms.txt, start page
 
     async def run(self, params: WebMapParams, ctx: ToolContext) -> ToolResult:
         found = await map_site(
@@ -149,7 +161,7 @@ class WebMap(Tool[WebMapParams]):
         )
 
 
-class WebCrawl(Tool[WebCrawlParams]):
+class WebCrawl(_SiteTool):
     name = "web_crawl"
     description = (
         "Read several pages of one website (e.g. a library's documentation) in one call: it follows the "
@@ -161,15 +173,10 @@ class WebCrawl(Tool[WebCrawlParams]):
     output = CrawlResult
     key_param: ClassVar[str | None] = "url"
 
-    def __init__(self, runtime: Runtime, **overrides: Any) -> None:
-        overrides.setdefault("timeout", MAX_TIME_BUDGET_S + _TOOL_MARGIN_S)
-        super().__init__(**overrides)
-        self._runtime = runtime
-
     async def run(self, params: WebCrawlParams, ctx: ToolContext) -> ToolResult:
         walk = Crawl(
-            self._runtime.fetcher,
             params.url,
+            fetcher=self._runtime.fetcher,
             query=params.query,
             max_pages=params.max_pages,
             max_depth=params.max_depth,
