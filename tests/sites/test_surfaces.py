@@ -96,7 +96,7 @@ async def test_a_cancelled_web_crawl_stops_and_says_cancelled() -> None:
 
 
 async def test_over_mcp_a_crawl_reports_progress(tmp_path: Path) -> None:
-    async with DocsSite(pages=6, latency_s=0.1) as site:
+    async with DocsSite(pages=6, latency_s=0.3) as site:
         settings = Settings(
             fetch={"allowed_hosts": [site.host], "workers": 1},
             data_dir=tmp_path / "data",
