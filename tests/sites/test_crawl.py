@@ -7,6 +7,8 @@ import asyncio
 
 import pytest
 
+from weblens.cache import Cache
+from weblens.config import Settings
 from weblens.errors import ToolValidationError
 from weblens.fetch.fetcher import Fetcher
 from weblens.sites import crawl
@@ -140,3 +142,23 @@ async def test_a_redirect_to_a_private_address_is_refused_and_listed():
         result = await crawl(server.url("/"), max_pages=5, fetcher=fetcher).run()
     assert [(f.url, f.code) for f in result.failed] == [(server.url("/go"), "blocked")]
     assert {p.url for p in result.pages} == {server.url("/"), server.url("/ok")}
+
+
+async def test_robots_txt_is_read_once_per_crawl_even_without_a_cache():
+    async with DocsSite(pages=6) as site:
+        settings = Settings(fetch={"allowed_hosts": [site.host], "workers": 1})
+        async with Fetcher(settings, cache=Cache(None, enabled=False)) as fetcher:
+            result = await crawl(site.url("/"), max_pages=6, fetcher=fetcher).run()
+    assert len(result.pages) == 6
+    assert site.count("/robots.txt") == 1
+
+
+async def test_a_redirect_into_a_disallowed_path_is_not_followed():
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        server.route("GET", "/robots.txt", Reply(body="User-agent: *\nDisallow: /secret\n"))
+        server.route("GET", "/sitemap.xml", Reply(body=f"{server.url('/go')}\n"))
+        server.route("GET", "/go", Reply(status=302, headers={"Location": "/secret"}))
+        server.route("GET", "/", Reply(body="<html><title>Home</title><p>home</p></html>", content_type="text/html"))
+        result = await crawl(server.url("/"), max_pages=5, fetcher=fetcher).run()
+    assert [(f.url, f.code) for f in result.failed] == [(server.url("/go"), "blocked")]
+    assert server.count("/secret") == 0

@@ -9,7 +9,7 @@ import asyncio
 import httpx
 from protego import Protego
 
-from weblens.errors import RateLimitedError, ToolTimeoutError
+from weblens.errors import BlockedError, RateLimitedError, ToolTimeoutError
 from weblens.fetch.client import Downloaded, download
 from weblens.fetch.fetcher import Fetcher
 from weblens.fetch.robots import RobotsPolicy
@@ -33,6 +33,7 @@ class SiteClient:
         self.robots = RobotsPolicy(fetcher.http, fetcher.cache, config.user_agent, config.cache_ttl_s)
         self._concurrency = concurrency
         self._gates: dict[str, HostGate] = {}
+        self._parsed: dict[str, Protego | None] = {}
 
     def _target(self, url: str) -> httpx.URL:
         target = self.fetcher.guard.check_url(url)
@@ -40,12 +41,21 @@ class SiteClient:
         return target
 
     async def rules(self, url: str) -> Protego | None:
-        """robots.txt of `url`'s site (None: it has none); asked only once the policy allows the host."""
+        """robots.txt of `url`'s site (None: it has none), read and parsed once per walk (whether or
+        not the cache is on); asked only once the policy allows the host."""
         target = self._target(url)
-        if not is_guarded(self.fetcher.http):
-            await self.fetcher.guard.resolve(target.host, target.port or default_port(target.scheme))
-        async with asyncio.timeout(self.fetcher.settings.fetch.timeout):
-            return await self.robots.rules(target)
+        origin = f"{target.scheme}://{target.netloc.decode('ascii')}"
+        if origin not in self._parsed:
+            if not is_guarded(self.fetcher.http):
+                await self.fetcher.guard.resolve(target.host, target.port or default_port(target.scheme))
+            async with asyncio.timeout(self.fetcher.settings.fetch.timeout):
+                self._parsed[origin] = await self.robots.rules(target)
+        return self._parsed[origin]
+
+    async def _obey(self, url: httpx.URL) -> None:
+        """The robots.txt check of each hop of a download (a redirect may lead to a disallowed path)."""
+        if not self.allows(await self.rules(str(url)), str(url)):
+            raise BlockedError(f"robots.txt of {url.host} disallows {url.path} for weblens")
 
     def allows(self, parser: Protego | None, url: str) -> bool:
         return self.robots.allows(parser, url)
@@ -74,7 +84,7 @@ class SiteClient:
                                 client=self.fetcher.http,
                                 guard=self.fetcher.guard,
                                 config=config,
-                                robots=self.robots,
+                                robots=self._obey,
                                 policy=self.fetcher.policy.check,
                             )
                     except TimeoutError:
