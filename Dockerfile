@@ -15,7 +15,9 @@ RUN useradd --create-home --uid 10001 weblens && mkdir -p /data && chown weblens
 WORKDIR /app
 COPY pyproject.toml README.md LICENSE ./
 COPY src ./src
-RUN pip install . && rm -rf /root/.cache
+# Playwright drives a browser for pages that need JavaScript (a remote one in compose.yaml; its version must match)
+ARG PLAYWRIGHT_VERSION=1.65.2
+RUN pip install . "playwright==${PLAYWRIGHT_VERSION}" && rm -rf /root/.cache
 
 USER weblens
 VOLUME ["/data"]

@@ -9,6 +9,9 @@ Prints medians of several rounds, each figure next to its baseline from the same
   CPU per search in that burst (target ≤ 1 ms), for:
   raw sockets (the floor), weblens' client alone, `web_search`, and `web_search` on
   httpx's own connection pool (httpcore, what weblens used before: the baseline)
+- the same burst through `weblens.search(q)`: one-off calls, which share one router per
+  event loop, beside `weblens.search(q, router=runtime.router)` and beside one-off calls
+  that each build and close their own router (`settings=`: what a one-off call did before)
 - upstream calls for 100 concurrent identical searches (target 1)
 - cache-hit latency (target < 1 ms)
 
@@ -25,12 +28,14 @@ import asyncio
 import contextlib
 import os
 import statistics
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from itertools import count
 
 import httpx
 
+import weblens
 from rawfake import raw_request, spawn
 from weblens.cache import Cache
 from weblens.config import Settings
@@ -56,14 +61,26 @@ _runtimes = contextlib.AsyncExitStack()
 
 
 def runtime(base_url: str, *, cache: bool, client: httpx.AsyncClient | None = None) -> Runtime:
-    settings = Settings(
+    built = Runtime(settings_for(base_url, cache=cache), cache=Cache(None, enabled=cache), client=client)
+    _runtimes.push_async_callback(built.aclose)
+    return built
+
+
+def settings_for(base_url: str, *, cache: bool) -> Settings:
+    return Settings(
         duckduckgo={"base_url": base_url, "requests_per_second": 100_000},
         search={"provider": ["duckduckgo"]},
         cache={"enabled": cache},
     )
-    built = Runtime(settings, cache=Cache(None, enabled=cache), client=client)
-    _runtimes.push_async_callback(built.aclose)
-    return built
+
+
+def one_off_call(prefix: str, **options: object) -> Call:
+    """`weblens.search(q, **options)`: with no options, the loop's shared router."""
+
+    async def call() -> object:
+        return await weblens.search(unique(prefix), **options)  # type: ignore[arg-type]
+
+    return call
 
 
 def search_call(tool: SearchTool, prefix: str) -> Call:
@@ -143,6 +160,13 @@ async def main(base_url: str, rounds: int) -> None:
             "web_search on httpx's pool (before)": search_call(
                 SearchTool(runtime(base_url, cache=False, client=httpcore_pool)), "old"
             ),
+            "weblens.search(q, router=runtime.router)": one_off_call(
+                "router", router=runtime(base_url, cache=False).router
+            ),
+            "weblens.search(q): one-off, shared per loop": one_off_call("oneoff"),
+            "weblens.search(q, settings=s): own router (before)": one_off_call(
+                "percall", settings=settings_for(base_url, cache=False)
+            ),
         }
         for _ in range(rounds):  # the variants interleave, so load on the machine hits them alike
             for name, call in variants.items():
@@ -153,11 +177,11 @@ async def main(base_url: str, rounds: int) -> None:
     print(f"web_search against a raw fake DuckDuckGo (latency {LATENCY_S * 1e3:.0f} ms), medians of {rounds} rounds, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")  # fmt: skip
     print(f"  added latency per search over weblens' client   {statistics.median(added):7.2f} ms   (target < 2 ms)")
-    print(f"  {CONCURRENT} concurrent different searches / 1:          ratio   client CPU ms/call")
+    print(f"  {CONCURRENT} concurrent different searches / 1:                      ratio   client CPU ms/call")
     for name, figures in bursts.items():
         ratio = statistics.median(f[0] for f in figures)
         cpu = statistics.median(f[1] for f in figures)
-        print(f"    {name:<40} {ratio:6.2f}x   {cpu:6.2f}")
+        print(f"    {name:<52} {ratio:6.2f}x   {cpu:6.2f}")
     print("    (targets for web_search: <= 3x, <= 1 ms CPU per search)")
     print(f"  upstream calls, {CONCURRENT} identical searches     {statistics.median(calls):7.0f}      (target 1)")
     print(f"  cache hit                                       {statistics.median(hits):7.3f} ms   (target < 1 ms)")
@@ -167,5 +191,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     options = parser.parse_args()
-    with spawn(LATENCY_S) as (url, _pid):
+    with spawn(LATENCY_S) as (url, _pid), tempfile.TemporaryDirectory() as home:
+        # what one-off calls read: the environment (the benchmark's own settings otherwise)
+        os.environ.update(
+            WEBLENS_DUCKDUCKGO_BASE_URL=url, WEBLENS_DUCKDUCKGO_REQUESTS_PER_SECOND="100000",
+            WEBLENS_SEARCH_PROVIDER="duckduckgo", WEBLENS_CACHE_ENABLED="false", XDG_DATA_HOME=home,
+        )
         asyncio.run(main(url, options.rounds))

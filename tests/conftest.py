@@ -10,6 +10,7 @@ import pytest
 from weblens.redact import forget_secrets
 from weblens.testing.postgres import INSTALL_HINT as POSTGRES_INSTALL_HINT
 from weblens.testing.postgres import PostgresServer
+from weblens.testing.providers import FakeDuckDuckGo
 from weblens.testing.redis import INSTALL_HINT, RedisServer, redis_server_path
 
 _WEBLENS_VARS = ("TAVILY_API_KEY", "BRAVE_API_KEY", "SERPER_API_KEY", "FIRECRAWL_API_KEY", "XDG_CONFIG_HOME")
@@ -28,6 +29,15 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pa
     monkeypatch.chdir(tmp_path)
     yield tmp_path
     forget_secrets()
+
+
+@pytest.fixture
+def ddg_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDuckDuckGo]:
+    """A fake DuckDuckGo that the environment points weblens at (for the CLI and one-off calls)."""
+    with FakeDuckDuckGo() as fake:
+        monkeypatch.setenv("WEBLENS_DUCKDUCKGO_BASE_URL", fake.url())
+        monkeypatch.setenv("WEBLENS_DUCKDUCKGO_REQUESTS_PER_SECOND", "1000")
+        yield fake
 
 
 # -- fleet state: a real redis-server, started once per test session -----------------------

@@ -107,5 +107,5 @@ def test_serve_answers_health_on_loopback(isolated_env: Path) -> None:
 
 def test_serve_refuses_a_reachable_address_without_a_token() -> None:
     result = runner.invoke(app, ["serve", "--host", "0.0.0.0", "--port", "0"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a bad setting (README: exit codes)
     assert "WEBLENS_MCP_TOKEN" in result.output and "Traceback" not in result.output

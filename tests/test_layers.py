@@ -9,8 +9,10 @@ import pytest
 
 SRC = Path(__file__).parent.parent / "src" / "weblens"
 CORE = ("weblens.errors", "weblens.redact", "weblens.arguments", "weblens.closing", "weblens.result",
-        "weblens.context", "weblens.tool", "weblens.schema", "weblens.toolset", "weblens.progress")
-ABOVE_CORE = ("weblens.net", "weblens.cache", "weblens.store", "weblens.config", "weblens.runtime", "weblens.search",
+        "weblens.context", "weblens.tool", "weblens.schema", "weblens.toolset", "weblens.progress", "weblens.loops",
+        "weblens.placeholders")
+ABOVE_CORE = ("weblens.net", "weblens.browser",
+              "weblens.cache", "weblens.store", "weblens.config", "weblens.runtime", "weblens.search",
               "weblens.fetch", "weblens.weather", "weblens.tools", "weblens.mcp", "weblens.agent",
               "weblens.app", "weblens.cli", "weblens.testing")
 TOOL_LAYER = ("weblens.tool", "weblens.toolset", "weblens.tools", "weblens.result", "weblens.context",
@@ -20,7 +22,8 @@ UPPER = ("weblens.mcp", "weblens.agent", "weblens.app", "weblens.cli")
 # module prefix -> imports it must not make
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{core: ABOVE_CORE for core in CORE},
-    "weblens.net": (*TOOL_LAYER, *UPPER, "weblens.search", "weblens.fetch", "weblens.testing"),
+    "weblens.net": (*TOOL_LAYER, *UPPER, "weblens.search", "weblens.fetch", "weblens.browser", "weblens.testing"),
+    "weblens.browser": (*TOOL_LAYER, *UPPER, "weblens.search", "weblens.fetch", "weblens.testing"),
     "weblens.cache": (*TOOL_LAYER, *UPPER, "weblens.net", "weblens.testing"),
     "weblens.store": (*TOOL_LAYER, *UPPER, "weblens.net", "weblens.cache", "weblens.search",
                       "weblens.fetch", "weblens.testing"),

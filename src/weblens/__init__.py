@@ -35,6 +35,7 @@ if _typing.TYPE_CHECKING:
         WeblensError,
     )
     from weblens.fetch import fetch as fetch
+    from weblens.fetch import screenshot
     from weblens.policy import DomainPolicy
     from weblens.result import ErrorInfo, Source, ToolError, ToolOk, ToolResult
     from weblens.runtime import Runtime
@@ -49,6 +50,7 @@ _HOMES = {
     "weblens.config": ("Settings", "get_settings"),
     "weblens.context": ("CancelSignal", "ToolContext"),
     "weblens.policy": ("DomainPolicy",),
+    "weblens.fetch": ("screenshot",),
     "weblens.errors": (
         "ApprovalRequiredError", "BlockedError", "MaxUsesExceededError", "NotConfiguredError", "NotFoundError",
         "RateLimitedError", "TooLargeError", "ToolCancelledError", "ToolTimeoutError", "ToolValidationError",
@@ -102,6 +104,7 @@ __all__ = [
     "get_settings",
     "get_weather",
     "map_site",
+    "screenshot",
     "search",
 ]
 

@@ -9,6 +9,7 @@ file is `$WEBLENS_CONFIG`, else `./weblens.toml`, else `$XDG_CONFIG_HOME/weblens
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -23,15 +24,17 @@ from pydantic_settings import (
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    TomlConfigSettingsSource,
 )
 
+from weblens.config_file import ConfigFileSource
 from weblens.errors import NotConfiguredError
+from weblens.placeholders import is_placeholder
 from weblens.policy.domains import DomainPolicy, normalise_domain
 from weblens.redact import MASK, mask_url, register_secret, register_url_secrets
 
 __all__ = [
     "BraveConfig",
+    "BrowserConfig",
     "CacheConfig",
     "DuckDuckGoConfig",
     "FetchConfig",
@@ -255,6 +258,33 @@ class FetchConfig(BaseModel):
         description="memory a worker may allocate reading one page, MB; past it the page is too_large. "
         "Default: half the machine's memory shared by the workers (256-2048 MB each); 0 = no limit",
     )
+    in_process_bytes: int | None = Field(
+        default=None,
+        ge=0,
+        description="pages up to this size are read in this process, not a worker; default 0, "
+        "and 512 KiB for a one-shot `weblens fetch` (starting workers costs more than reading a small page)",
+    )
+    render_timeout: float = Field(
+        default=20.0, gt=0, description="hard deadline, seconds, of one browser render (its context is torn down)"
+    )
+
+
+class BrowserConfig(BaseModel):
+    """The rendering tier (`weblens.browser`): which browser, and how much of the machine it may hold."""
+
+    path: str | None = Field(default=None, description="Chromium executable; default Playwright's, then the system's")
+    endpoint: str | None = Field(
+        default=None, description="ws:// Playwright server or http(s):// CDP endpoint of a remote browser"
+    )
+    proxy_host: str = Field(
+        default="127.0.0.1", description="where the guard proxy listens; a remote browser must reach it here"
+    )
+    concurrency: int | None = Field(default=None, ge=1, le=64, description="pages at once; default two per core")
+    max_pages: int = Field(default=200, ge=1, description="a browser is replaced after this many pages")
+    max_rss_mb: int = Field(default=1024, ge=64, description="a browser above this (all its processes) is replaced")
+    idle_s: float = Field(default=60.0, gt=0, description="a browser idle this long is shut down")
+    heap_mb: int = Field(default=256, ge=16, description="V8 heap cap of each page")
+    max_screenshot_height: int = Field(default=8000, ge=100, description="full-page screenshots are cut here, px")
 
 
 class CacheConfig(BaseModel):
@@ -438,6 +468,7 @@ class Settings(BaseSettings):
     web_search: WebSearchConfig = Field(default_factory=WebSearchConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     fetch: FetchConfig = Field(default_factory=FetchConfig)
+    browser: BrowserConfig = Field(default_factory=BrowserConfig)
     policy: PolicyConfig = Field(default_factory=PolicyConfig)
     cache: CacheConfig = Field(default_factory=CacheConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
@@ -470,6 +501,7 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _apply_seed_000_section(self) -> Settings:
+        _drop_placeholders(self)
         legacy = self.web_search
         if legacy.api_key is not None and self.brave.api_key is None:
             self.brave.api_key = legacy.api_key
@@ -502,6 +534,21 @@ class Settings(BaseSettings):
         return value.get_secret_value() if isinstance(value, SecretStr) else value
 
 
+def _drop_placeholders(model: BaseModel, path: tuple[str, ...] = ()) -> None:
+    """A key copied from the docs (`...`, `<your key>`, `sk-…`) is unset, with a warning naming it."""
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            _drop_placeholders(value, (*path, name))
+        elif isinstance(value, SecretStr) and is_placeholder(value.get_secret_value()) and path:
+            setattr(model, name, None)
+            where = f"[{'.'.join(path)}] {name}"
+            where = f"{env_name(path[0], name)} ({where})" if len(path) == 1 else where
+            logging.getLogger("weblens.config").warning(
+                "%s looks like a placeholder copied from an example, not a real value: treated as unset", where
+            )
+
+
 def _named_sources(
     settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource | None = None
 ) -> Iterator[tuple[str, PydanticBaseSettingsSource]]:
@@ -516,9 +563,14 @@ def _named_sources(
     yield ".env", _ProviderKeys(settings_cls, _dotenv())
     path = config_file_path()
     if path is not None:
+        if path.is_dir():
+            raise NotConfiguredError(
+                f"config file {path} (from WEBLENS_CONFIG) is a directory: name the file in it, "
+                f"e.g. {path / 'weblens.toml'}"
+            )
         if not path.is_file():
             raise NotConfiguredError(f"config file {path} (from WEBLENS_CONFIG) does not exist")
-        yield str(path), TomlConfigSettingsSource(settings_cls, toml_file=path)
+        yield str(path), ConfigFileSource(settings_cls, path)
 
 
 _SEED_000_ALIASES = {

@@ -33,7 +33,7 @@ class Metrics:
         return self._registry
 
     def _build(self) -> None:
-        from prometheus_client import CollectorRegistry, Counter, Histogram
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         self._registry = r = CollectorRegistry(auto_describe=True)
         self.http_requests = Counter(
@@ -59,6 +59,17 @@ class Metrics:
             buckets=_LATENCY_BUCKETS, registry=r,
         )
         self.cache_lookups = Counter("weblens_cache_lookups", "Cache lookups", ["namespace", "result"], registry=r)
+        self.renders = Counter("weblens_renders", "Browser renders and screenshots", ["outcome"], registry=r)
+        self.render_latency = Histogram(
+            "weblens_render_seconds", "Browser render duration", buckets=_LATENCY_BUCKETS, registry=r
+        )
+        self.browser_open_pages = Gauge("weblens_browser_open_pages", "Browser pages open now", registry=r)
+        self.browser_restarts = Counter(
+            "weblens_browser_restarts", "Browsers replaced (recycled or crashed)", ["reason"], registry=r
+        )
+        self.browser_rss_bytes = Gauge(
+            "weblens_browser_rss_bytes", "Resident memory of the launched browser's processes", registry=r
+        )
 
     def tool_call(self, tool: str, outcome: str, seconds: float) -> None:
         self.registry  # noqa: B018 - built on first use
@@ -75,6 +86,23 @@ class Metrics:
     def cache_lookup(self, namespace: str, hit: bool) -> None:
         self.registry  # noqa: B018 - built on first use
         self.cache_lookups.labels(namespace, "hit" if hit else "miss").inc()
+
+    def render_done(self, outcome: str, seconds: float) -> None:
+        self.registry  # noqa: B018 - built on first use
+        self.renders.labels(outcome).inc()
+        self.render_latency.observe(seconds)
+
+    def browser_pages(self, open_now: int) -> None:
+        self.registry  # noqa: B018 - built on first use
+        self.browser_open_pages.set(open_now)
+
+    def browser_restart(self, reason: str) -> None:
+        self.registry  # noqa: B018 - built on first use
+        self.browser_restarts.labels(reason).inc()
+
+    def browser_rss(self, rss: int) -> None:
+        self.registry  # noqa: B018 - built on first use
+        self.browser_rss_bytes.set(rss)
 
     def http_request(self, method: str, route: str, status: int, seconds: float) -> None:
         self.registry  # noqa: B018 - built on first use

@@ -4,7 +4,8 @@ Three nets: argument keys that look secret are masked; every secret value weblen
 loaded (API keys, tokens, passwords inside URL settings) is replaced wherever it appears,
 in messages and in results, so an upstream that echoes a key back cannot leak it; and in
 what weblens itself says (errors, logs, settings) the userinfo of any URL
-(`https://user:password@host`) is masked.
+(`https://user:password@host`) and the values of its secret-looking query parameters
+(`?api-key=…`, `&token=…`, see `secret_param`) are masked.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, unquote_plus
 
 __all__ = [
     "MASK",
@@ -28,6 +29,7 @@ __all__ = [
     "redact_values",
     "register_secret",
     "register_url_secrets",
+    "secret_param",
     "valid_unicode",
 ]
 
@@ -41,6 +43,19 @@ a short one ("pass") would also mask ordinary words ("passport") in every search
 # The authority after "://" up to the path, query, fragment, whitespace or a quote. A literal
 # start and a single greedy class: linear on any input (no backtracking, matches do not overlap).
 _AUTHORITY = re.compile(r"://([^\s/?#\"'<>\\]*)")
+# A query (or fragment: `#access_token=`) parameter: a name right after "?", "&", ";" or "#"
+# and its value up to the next separator, whitespace or quote. Bounded name, one greedy value
+# class: linear.
+_PARAM = re.compile(r"(?<=[?&;#])([\w.\-\[\]]{1,64})=([^&;#\s\"'<>]*)")
+_PARAM_NAME_MARKS = re.compile(r"[-_.\[\]]")
+SECRET_PARAM_SUFFIXES = (
+    "key", "token", "secret", "password", "passwd", "pwd", "pass", "sig", "signature", "auth",
+    "authorization", "credential", "credentials", "session", "sessionid", "jwt", "cookie",
+)  # fmt: skip
+"""A query parameter is secret when its name, case folded and without `-_.[]`, ends with one of
+these: `key`, `api_key`, `api-key`, `apiKey`, `subscription-key`, `access_token`, `X-Amz-Signature`,
+`X-Amz-Credential`, `client_secret`, `sig`, `auth`, `session_id`, ... (`max_tokens` is not).
+Erring on the secret side costs only a masked value in what weblens prints."""
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
@@ -60,10 +75,32 @@ def register_secret(value: str | None) -> None:
         _pattern = re.compile("|".join(re.escape(s) for s in ordered))
 
 
+def secret_param(name: str) -> bool:
+    """Whether a URL query parameter called `name` carries a secret (see `SECRET_PARAM_SUFFIXES`)."""
+    return _PARAM_NAME_MARKS.sub("", name.casefold()).endswith(SECRET_PARAM_SUFFIXES)
+
+
+def _secret_params(url: str) -> Iterator[str]:
+    """The values of `url`'s secret-looking query parameters, as written."""
+    if "=" not in url:
+        return
+    for match in _PARAM.finditer(url):
+        if match.group(2) and secret_param(match.group(1)):
+            yield match.group(2)
+
+
 def register_url_secrets(url: str | None) -> None:
-    """Remember the password in `url`'s userinfo (as written and percent-decoded), so it is
-    masked even where it appears outside the URL (an HTTP client's message, a decoded header)."""
-    if not url or "@" not in url:
+    """Remember the password in `url`'s userinfo and the values of its secret-looking query
+    parameters (as written and percent-decoded), so they are masked even where they appear
+    outside the URL (an HTTP client's message, a decoded header, a provider's echo). Values
+    shorter than `_MIN_URL_PASSWORD_LEN` are masked inside URLs only."""
+    if not url:
+        return
+    for value in _secret_params(url):
+        if len(value) >= _MIN_URL_PASSWORD_LEN:
+            for spelling in {value, unquote(value), unquote_plus(value)}:
+                register_secret(spelling)
+    if "@" not in url:
         return
     for match in _AUTHORITY.finditer(url):
         userinfo, at, _ = match.group(1).rpartition("@")
@@ -96,11 +133,19 @@ def _masked_authority(match: re.Match[str]) -> str:
     return f"://{user}:{MASK}@{host}" if colon else f"://{MASK}@{host}"
 
 
+def _masked_param(match: re.Match[str]) -> str:
+    name, value = match.group(1), match.group(2)
+    return f"{name}={MASK}" if value and secret_param(name) else match.group(0)
+
+
 def mask_url(url: str) -> str:
-    """`url` with its userinfo masked: `https://user:***@host/...`, `https://***@host/...`."""
-    if "@" not in url:
-        return url
-    return _AUTHORITY.sub(_masked_authority, url)
+    """`url` (or text holding URLs) with userinfo and secret query values masked:
+    `https://user:***@host/...`, `https://***@host/...`, `https://host/v1?api-key=***&a=1`."""
+    if "@" in url:
+        url = _AUTHORITY.sub(_masked_authority, url)
+    if "=" in url:
+        url = _PARAM.sub(_masked_param, url)
+    return url
 
 
 def redact_secrets(text: str) -> str:
@@ -113,8 +158,8 @@ def redact_secrets(text: str) -> str:
 
 
 def redact_text(text: str) -> str:
-    """`text` with every registered secret value and the userinfo of every URL masked: for what
-    weblens itself says (errors, logs, settings), where a URL is one of its own."""
+    """`text` with every registered secret value, the userinfo of every URL and its secret query
+    values masked: for what weblens itself says (errors, logs, settings), where a URL is one of its own."""
     if not text:
         return text
     text = redact_secrets(text)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from weblens.errors import ErrorCode, WeblensError, error_class_for
 from weblens.redact import redact_text
 
-__all__ = ["ErrorInfo", "Source", "ToolError", "ToolOk", "ToolResult"]
+__all__ = ["ErrorInfo", "Image", "Source", "ToolError", "ToolOk", "ToolResult"]
 
 
 class Source(BaseModel):
@@ -17,6 +17,13 @@ class Source(BaseModel):
 
     title: str = ""
     url: str
+
+
+class Image(BaseModel):
+    """An image a tool made (a screenshot): base64 data, sent to MCP clients as image content."""
+
+    data: str
+    mime_type: str
 
 
 class ErrorInfo(BaseModel):
@@ -38,6 +45,9 @@ class ToolResult(BaseModel):
     data: Any = None
     """The structured result (JSON-compatible)."""
     sources: list[Source] = Field(default_factory=list)
+    images: list[Image] = Field(default_factory=list, exclude=True)
+    """Images for clients that show them (MCP image content); the text describes them. Not in the
+    JSON envelope (CLI `--json`, the chat API): base64 images are no reading for a model or a log."""
     brief: str = ""
     """One line for a UI."""
     duration_ms: float = 0.0

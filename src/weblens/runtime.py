@@ -95,8 +95,11 @@ class Runtime(AsyncClosing):
         self.router = self.router_with(settings)
         self.workers = worker_pool(settings)
         self.fetcher = Fetcher(
-            settings, cache=self.cache, resolver=resolver, policy=self.domain_policy, workers=self.workers
-        )
+            settings, cache=self.cache, resolver=resolver, policy=self.domain_policy, workers=self.workers,
+            metrics=self.metrics,
+        )  # fmt: skip
+        self.browser = self.fetcher.browser
+        """The rendering tier (web_fetch's render, web_screenshot): one browser, started on first need."""
         self._own_sessions = sessions is None
         self.sessions = sessions if sessions is not None else open_session_store(settings)
         self.readiness_checks[self.sessions.name] = self.sessions.check  # down too while writes fail

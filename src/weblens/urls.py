@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
-__all__ = ["FoundUrl", "canonical_url", "find_urls", "is_web_url", "same_url"]
+__all__ = ["FoundUrl", "canonical_url", "find_urls", "is_web_url", "same_url", "with_scheme"]
 
 TRACKING_PARAMS = frozenset(
     {
@@ -39,6 +39,8 @@ _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _URL = re.compile(r"""https?://[^\s<>"'`\[\]，。、；：！？）】」』》\x00-\x1f\x7f]+""", re.IGNORECASE)
 _TOKEN = re.compile(r"""[^\s<>"'`()\[\]{}，。、；：！？（）【】「」『』《》\x00-\x1f\x7f]+""")
 _TRAILING = ".,;:!?…*_~'\""
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
+"""`mailto:`, `file:`, `https:`; not `localhost:8080`."""
 _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 _TLD = re.compile(r"[a-z]{2,63}|xn--[a-z0-9-]{1,59}")
 
@@ -61,6 +63,15 @@ def is_web_url(url: str) -> bool:
         return parts.scheme.lower() in _DEFAULT_PORTS and bool(parts.hostname)
     except ValueError:
         return False
+
+
+def with_scheme(url: str) -> str:
+    """A URL as typed, with `https://` put in front when it has no scheme (`example.com/a`,
+    `localhost:8000`); a URL with a scheme, or a path, stays as it is."""
+    stripped = url.strip()
+    if _SCHEME.match(stripped) or stripped.startswith(("/", ".")):
+        return stripped
+    return f"https://{stripped}"
 
 
 def _host(hostname: str) -> str:

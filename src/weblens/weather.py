@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from weblens.config import WeatherConfig, get_settings
 from weblens.errors import NotFoundError, ToolValidationError, UpstreamError
+from weblens.loops import loop_local
 from weblens.net import create_client, error_for_status, translate_errors
 
 __all__ = [
@@ -224,13 +225,22 @@ def _daily(raw: dict[str, Any], days: int) -> list[DailyForecast]:
     return out
 
 
+_UNIT_SYMBOLS = {"mp/h": "mph", "inch": "in"}
+"""Open-Meteo's unit labels that are not how people write them ("0 inch", "5 mp/h")."""
+
+
+def _unit(raw: dict[str, Any], variable: str, fallback: str) -> str:
+    label = str(raw.get(variable) or fallback)
+    return _UNIT_SYMBOLS.get(label, label)
+
+
 def _units(raw: dict[str, Any], system: UnitSystem) -> Units:
-    fallback = Units() if system == "metric" else Units(temperature="°F", wind_speed="mph", precipitation="inch")
+    fallback = Units() if system == "metric" else Units(temperature="°F", wind_speed="mph", precipitation="in")
     return Units(
-        temperature=str(raw.get("temperature_2m") or fallback.temperature),
-        wind_speed=str(raw.get("wind_speed_10m") or fallback.wind_speed),
-        precipitation=str(raw.get("precipitation") or fallback.precipitation),
-        humidity=str(raw.get("relative_humidity_2m") or fallback.humidity),
+        temperature=_unit(raw, "temperature_2m", fallback.temperature),
+        wind_speed=_unit(raw, "wind_speed_10m", fallback.wind_speed),
+        precipitation=_unit(raw, "precipitation", fallback.precipitation),
+        humidity=_unit(raw, "relative_humidity_2m", fallback.humidity),
     )
 
 
@@ -277,8 +287,8 @@ async def get_weather(
 ) -> Weather:
     """Weather for a place name in any language: geocode it, then ask for the forecast.
 
-    `config` defaults to the `[weather]` settings; without `client` (a runtime's, say) one
-    is made for this call and closed after it.
+    `config` defaults to the `[weather]` settings; without `client` (a runtime's, say), calls
+    in one event loop share one client, closed when the loop shuts down.
     """
     config = config or get_settings().weather
     if not 0 <= days <= MAX_DAYS:
@@ -287,7 +297,6 @@ async def get_weather(
             [{"field": "days", "message": f"must be between 0 and {MAX_DAYS}", "type": "range"}],
         )
     if client is None:
-        async with create_client() as own:
-            return await get_weather(location, days=days, units=units, config=config, client=own)
+        client = loop_local("weather.client", create_client)
     place = await geocode(location, config=config, client=client)
     return await forecast(place, days=days, units=units, config=config, client=client)

@@ -203,7 +203,7 @@ async def test_a_page_that_tells_the_model_to_send_a_secret_gets_nowhere(llm: Sc
 
     assert paths == ["/notes"]
     assert [r.outcome for r in answer.results] == ["ok", "url_not_allowed"]
-    assert answer.done.citations[0].status == "verified"
+    assert answer.done.citations[0].status == "cited"  # unquoted and supported by the page
 
 
 async def test_sources_of_earlier_answers_in_the_session_may_be_fetched(llm: ScriptedLLM, model: ChatModel) -> None:

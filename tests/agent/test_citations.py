@@ -70,9 +70,9 @@ def test_every_marker_is_checked_and_unknown_numbers_are_unknown_sources() -> No
     answer = "Skerryvore is 48 metres tall [1][4]. It was designed in 1838. [1, 2]"
     checks = check_citations(answer, book)
     assert [(c.number, c.status) for c in checks] == [
-        (1, "verified"),
+        (1, "cited"),
         (4, "unknown_source"),
-        (1, "verified"),
+        (1, "cited"),
         (2, "unknown_source"),
     ]
     assert checks[0].sentence == "Skerryvore is 48 metres tall."
@@ -185,3 +185,100 @@ async def test_an_answer_from_a_fetched_page_carries_checked_citations_and_no_in
     assert done.citations[0].passage.startswith("The Skerryvore lighthouse stands 48 metres tall")
     [source] = done.sources
     assert source.final_url == url and source.sha256 and source.fetched_at
+
+
+# -- issue 25 §3: checks that a quote cannot get past ------------------------------------------------
+
+DRUG = [
+    "The drug is not safe for children under twelve, the agency said on Monday.",
+    "Adults may take 20 mg a day. Trials in 2019 found no serious side effects in adults.",
+    "The agency will review the label again in March.",
+]
+
+
+def drug_book() -> SourceBook:
+    return book_with("\n\n".join(DRUG), url="https://agency.example/drug")
+
+
+def test_a_quote_that_drops_or_adds_a_negation_is_not_found() -> None:
+    book = drug_book()
+    answer = (
+        'It says "the drug is safe for children under twelve" [1]. '
+        'Trials "found serious side effects in adults" [1]. '
+        'The drug "is never safe for children under twelve" [1]. '
+        'The drug "is not safe for children under twelve" [1].'
+    )
+    assert statuses(answer, book) == ["quote_not_found", "quote_not_found", "quote_not_found", "verified"]
+
+
+def test_a_typo_is_forgiven_but_never_a_number() -> None:
+    book = drug_book()
+    answer = (
+        'The agency "will reveiw the label again in March" [1]. '  # one transposition in a long word
+        'Adults "may take 30 mg a day" [1]. '
+        'Trials in "2018 found no serious side effects in adults" [1].'
+    )
+    assert statuses(answer, book) == ["verified", "quote_not_found", "quote_not_found"]
+
+
+def test_an_ellipsis_may_not_splice_passages_or_leave_out_a_negation() -> None:
+    book = drug_book()
+    answer = (
+        'It said "The drug is … safe" [1]. '  # leaves out the "not"
+        'It said "The drug is not safe … again in March" [1]. '  # two passages spliced
+        'It said "The drug is not safe … the agency said" [1].'  # in order, in one passage
+    )
+    assert statuses(answer, book) == ["quote_not_found", "quote_not_found", "verified"]
+
+
+def test_short_quotes_are_checked_word_for_word() -> None:
+    book = drug_book()
+    answer = (
+        'The agency called the drug "safe" [1]. '  # the source says it only after "not"
+        'The label is "banned" [1]. '
+        'It is for "adults" [1]. '
+        'The dose is "20 mg" [1].'
+    )
+    assert statuses(answer, book) == ["quote_not_found", "quote_not_found", "verified", "verified"]
+
+
+def test_every_quote_style_is_checked() -> None:
+    book = drug_book()
+    fabricated = "the drug is safe for children under twelve"
+    genuine = "the drug is not safe for children under twelve"
+    styles = [
+        ("'", "'"), ("‘", "’"), ("‹", "›"), ("«", "»"), ("「", "」"),
+        ("『", "』"), ("＂", "＂"), ("“", "”"), ("`", "`"),
+    ]  # fmt: skip
+    for opened, closed in styles:
+        answer = f"It says {opened}{fabricated}{closed} [1]. It says {opened}{genuine}{closed} [1]."
+        assert statuses(answer, book) == ["quote_not_found", "verified"], opened
+    blockquotes = [
+        f"As the agency puts it [1]:\n> {fabricated}\n\nMore below.",
+        "> The drug\n> is safe for children under twelve [1].",
+        f"> {fabricated}\n\u2014 the agency [1]",
+    ]
+    for answer in blockquotes:
+        assert statuses(answer, book) == ["quote_not_found"], answer
+    assert statuses(f"As the agency puts it [1]:\n> {genuine}\n", book) == ["verified"]
+
+
+def test_apostrophes_and_code_are_not_quotes() -> None:
+    book = drug_book()
+    answer = (
+        "The agency doesn't say it's safe for children's use [1]. "
+        "Run `pip install drugcheck` or `check(dose=20)` to see it [1]. "
+        "The 'safe' label isn't there [1]."
+    )
+    checks = check_citations(answer, book)
+    assert [c.quote for c in checks] == [None, None, "safe"]
+    assert [c.status for c in checks][2] == "quote_not_found"
+
+
+def test_an_unquoted_claim_is_cited_or_unsupported_never_verified() -> None:
+    book = drug_book()
+    checks = check_citations(
+        "The agency said the drug is not safe for children under twelve [1]. Bananas cure colds quickly [1].", book
+    )
+    assert [c.status for c in checks] == ["cited", "unsupported"]
+    assert checks[0].score >= 0.5 > checks[1].score

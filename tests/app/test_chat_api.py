@@ -39,7 +39,7 @@ async def test_an_answer_streams_and_is_saved_with_tool_calls_and_sources(
     assert (source["title"], source["url"], source["number"]) == ("AI News Daily", "https://news.example/ai", 1)
     assert source["fetched_at"] > 0 and len(source["sha256"]) == 64  # the ledger: when, and a hash of the text read
     [check] = done["citations"]
-    assert (check["number"], check["status"], check["sentence"]) == (1, "verified", "Big AI news today.")
+    assert (check["number"], check["status"], check["sentence"]) == (1, "cited", "Big AI news today.")
     assert done["usage"]["total_tokens"] > 0 and done["finish_reason"] == "stop"
     tool_call = next(e.data for e in events if e.event == "tool_call")
     assert tool_call["name"] == "web_search" and tool_call["key_argument"] == "AI news"

@@ -18,10 +18,12 @@ from typing import Any
 import httpx
 import pytest
 
-from weblens import Settings
+from weblens import Settings, Source, ToolResult, Toolset, define_tool
 from weblens.testing import FakeServer
 from weblens.testing.llm import ScriptedLLM, Turn, call
 from weblens.testing.server import Reply
+
+from .conftest import Query
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -107,6 +109,19 @@ async def send(page: Any, text: str) -> None:
     await page.press("#input", "Enter")
 
 
+async def stopped_midway(browser: Browser, server: Any, question: str, *, shown: int) -> tuple[Any, Any]:
+    """Ask `question` on a new page and press Stop once `shown` characters of the answer are on screen;
+    the page and its stopped answer."""
+    page = await browser.page()
+    await page.goto(server.url("/"))
+    await send(page, question)
+    await page.wait_for_function(TEXT_LONGER_THAN, arg=shown)
+    await page.click("#stop")
+    stopped = page.locator(".msg.assistant.stopped")
+    await stopped.wait_for()
+    return page, stopped
+
+
 async def test_an_answer_streams_then_renders_as_safe_markdown_with_linked_citations(
     browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings], images: Any
 ) -> None:
@@ -181,6 +196,7 @@ async def test_a_citation_shows_whether_it_was_verified_and_the_passage_on_hover
         Turn(
             text=(
                 'The site calls itself "AI News Daily" [1]. It says "models doubled in size overnight" [1]. '
+                "There is big AI news today [1]. Bananas cure colds [1]. "
                 "More at [their blog](https://made-up.example/blog). See also [5]."
             )
         ),
@@ -204,6 +220,17 @@ async def test_a_citation_shows_whether_it_was_verified_and_the_passage_on_hover
     await card.locator(".cite-status.cite-quote_not_found").wait_for()
     assert "quoted passage was not found" in await card.locator(".cite-status").text_content()
 
+    cited, unsupported = message.locator("a.cite").nth(2), message.locator("a.cite").nth(3)  # unquoted: never verified
+    assert await cited.get_attribute("class") == "cite cite-cited"
+    await cited.hover()
+    await card.locator(".cite-status.cite-cited").wait_for()
+    assert (await card.locator(".cite-status").text_content()).startswith("cited, not quoted")
+    assert await unsupported.get_attribute("class") == "cite cite-unsupported"
+    await unsupported.hover()
+    await card.locator(".cite-status.cite-unsupported").wait_for()
+    status = await card.locator(".cite-status").text_content()
+    assert status.startswith("unsupported: the source does not seem to say this") and "0 % of the sentence" in status
+
     unknown = message.locator("span.cite-unknown_source")
     assert await unknown.text_content() == "[5]"
     await unknown.hover()
@@ -223,15 +250,8 @@ async def test_stop_cancels_the_answer_and_keeps_what_was_written(
 ) -> None:
     server = serve(make_settings())
     llm.add(Turn(text="word " * 300, chunk_interval_s=0.04))
-    page = await browser.page()
-    await page.goto(server.url("/"))
-    await send(page, "tell me a long story")
-    await page.wait_for_function(TEXT_LONGER_THAN, arg=30)
+    page, stopped = await stopped_midway(browser, server, "tell me a long story", shown=30)
 
-    await page.click("#stop")
-
-    stopped = page.locator(".msg.assistant.stopped")
-    await stopped.wait_for()
     assert "Stopped" in await stopped.locator(".status").text_content()
     kept = await stopped.locator(".text").text_content()
     assert kept.startswith("word word") and len(kept) < len("word " * 300)
@@ -419,3 +439,97 @@ async def test_at_390_px_the_chat_list_is_a_drawer_and_the_text_box_is_wide(
     assert await page.locator("#sidebar").is_visible()
     await page.keyboard.press("Escape")
     await page.wait_for_function("() => !document.body.classList.contains('drawer-open')")
+
+
+async def test_a_stopped_answer_keeps_its_citation_links_and_sources(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings())
+    llm.add(
+        Turn(tool_calls=[call("web_search", {"query": "AI news"})]),
+        Turn(text="The big story is a new open model [1]." + " word" * 400, chunk_interval_s=0.04),
+    )
+    page, stopped = await stopped_midway(browser, server, "What is new?", shown=60)
+
+    for _ in range(2):  # as it stopped, and as saved (after a reload)
+        cite = stopped.locator("a.cite")
+        assert await cite.count() == 1 and await cite.get_attribute("href") == "https://news.example/ai"
+        sources = stopped.locator(".footer .sources a")
+        assert [await a.text_content() for a in await sources.all()] == ["AI News Daily"]  # only the one it cites
+        assert "Stopped" in await stopped.locator(".status").text_content()
+        await page.reload()
+        await stopped.wait_for()
+
+
+def long_result_toolset() -> Toolset:
+    async def lines(params: Query) -> ToolResult:
+        text = "\n".join(f"line {n} about {params.query}" for n in range(80))
+        return ToolResult.success(text, sources=[Source(title="A page", url="https://page.example/")], brief="80 lines")
+
+    return Toolset([define_tool(name="web_search", description="Search the web", input_schema=Query, execute=lines)])
+
+
+SHOWN = """(selector) => {
+  const node = document.querySelector(selector);
+  const box = node.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + 4, box.top + Math.min(box.height, 40) / 2);
+  return node.contains(hit);
+}"""
+"""Whether the top of `selector` is on screen and not hidden by a box that scrolls or by anything over it."""
+
+
+async def test_at_390_px_without_a_model_the_banner_is_one_line_and_dismissable_and_a_tool_result_in_view(
+    browser: Browser, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings(with_llm=False), toolset=long_result_toolset())
+    page = await browser.page(viewport=NARROW)
+    await page.goto(server.url("/"))
+
+    banner = page.locator("#banner")
+    await banner.locator(".connect").wait_for()
+    box = await banner.bounding_box()
+    assert box is not None and box["height"] < 100, box  # the headline, and how to connect folded
+    assert await banner.locator("details").get_attribute("open") is None
+    await banner.locator("summary").click()
+    assert "WEBLENS_LLM_MODEL=" in await banner.locator("details").text_content()
+    empty = page.locator("#empty")
+    assert "Chat is off" in await empty.text_content() and "Tools panel" in await empty.text_content()
+    await screenshot(page, "no-model-empty")
+
+    await page.set_viewport_size(NARROW)
+    await page.fill("#tool-field-query", "phones")
+    await page.click("#tool-run")
+    await page.locator("#tool-result .tool-text").wait_for()
+    assert await page.evaluate(SHOWN, "#tool-result .tool-ok")  # the result's first lines are in view
+    assert await page.evaluate(SHOWN, "#tool-result .tool-text")
+    await page.screenshot(path=str(SCREENSHOTS / "no-model-tool-result-390.png"))
+
+    await banner.locator(".dismiss").click()
+    assert await banner.is_hidden()
+    await page.reload()
+    await page.locator("#tool-name option").first.wait_for(state="attached")
+    assert await banner.is_hidden()  # dismissed stays dismissed in this browser
+
+
+async def test_at_390_px_the_empty_chat_names_the_model_and_the_copy_button_leaves_the_code_alone(
+    browser: Browser, llm: ScriptedLLM, serve: Callable[..., Any], make_settings: Callable[..., Settings]
+) -> None:
+    server = serve(make_settings())
+    llm.add(Turn(text="Run this:\n\n```\nweblens serve --host 127.0.0.1 --port 8765 && open the page\n```\n"))
+    page = await browser.page(viewport=NARROW)
+    await page.goto(server.url("/"))
+
+    await page.locator("#empty h2").wait_for()
+    assert await page.locator("#model-name").text_content() == "scripted-model"
+    assert await page.locator("#model-name").is_visible()
+    assert "scripted-model answers" in await page.locator("#empty").text_content()
+    await page.screenshot(path=str(SCREENSHOTS / "empty-390.png"))
+
+    await send(page, "how do I start it?")
+    await page.locator(".msg.assistant.finished").wait_for()
+    assert await page.locator("#empty").is_hidden()
+    copy = await page.locator(".msg pre .copy").bounding_box()
+    code = await page.locator(".msg pre code").bounding_box()
+    assert copy is not None and code is not None
+    assert copy["y"] + copy["height"] <= code["y"], (copy, code)  # above the code, not over it
+    await page.screenshot(path=str(SCREENSHOTS / "code-390.png"))

@@ -1,4 +1,5 @@
-"""A password in the model's base URL reaches neither the chat stream nor the sessions database."""
+"""A password (or a key in the query string) of the model's base URL reaches neither the chat
+stream nor the sessions database."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from weblens import Settings
 from weblens.testing import ServedApp
@@ -48,21 +50,32 @@ async def test_a_failing_model_with_a_password_in_its_url_leaks_it_nowhere(
     assert PASSWORD.encode() not in stored
 
 
-async def test_an_unreachable_model_with_a_password_in_its_url_leaks_it_nowhere(
-    serve: Callable[..., ServedApp], tmp_path: Path, sse: Callable[[str], Any]
+SECRET_SPELLINGS = {  # (the URL with the secret, as weblens shows it)
+    "userinfo": (lambda url: _with_password(url), lambda url: url.replace("http://", "http://bob:***@", 1)),
+    "query": (lambda url: f"{url}?token={PASSWORD}&deployment=small", lambda url: f"{url}?token=***&deployment=small"),
+}
+
+
+@pytest.mark.parametrize("spelling", list(SECRET_SPELLINGS))
+async def test_an_unreachable_model_with_a_secret_in_its_url_leaks_it_nowhere(
+    serve: Callable[..., ServedApp], tmp_path: Path, sse: Callable[[str], Any], spelling: str
 ) -> None:
     with ScriptedLLM() as gone:
         url = gone.base_url  # a port nothing listens on once the server stops
+    with_secret, shown = SECRET_SPELLINGS[spelling]
     settings = Settings(
         data_dir=tmp_path / "data",
         cache={"enabled": False},
-        llm={"base_url": _with_password(url), "model": "scripted-model", "timeout": 5},
+        llm={"base_url": with_secret(url), "model": "scripted-model", "timeout": 5},
     )
     server = serve(settings)
 
     async with httpx.AsyncClient(base_url=server.url(), timeout=30) as client:
         response = await client.post("/api/chat", json={"message": "hello"})
+        session_id = sse(response.text)[0].data["session_id"]
+        saved = (await client.get(f"/api/sessions/{session_id}")).text
 
     error = sse(response.text)[-1]
-    assert error.event == "error" and "could not reach the model at http://bob:***@127.0.0.1" in error.data["message"]
+    assert error.event == "error" and f"could not reach the model at {shown(url)}" in error.data["message"]
     assert PASSWORD not in response.text
+    assert "could not reach the model" in saved and PASSWORD not in saved

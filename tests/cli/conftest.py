@@ -66,6 +66,16 @@ class Terminal:
     def err(self) -> str:
         return ANSI.sub("", self._raw[self._err].decode(errors="replace"))
 
+    def screen(self, lines: int = 200) -> list[str]:
+        """stdout's terminal as a person sees it: the escape codes played on an emulator (pyte), so
+        text a program redrew (a live render, a spinner) shows only as it was left."""
+        import pyte
+
+        screen = pyte.Screen(160, lines)
+        stream = pyte.ByteStream(screen)
+        stream.feed(self._raw[self._out].replace(b"\n", b"\r\n"))  # the pty's own translation (onlcr)
+        return [line.rstrip() for line in screen.display]
+
     def expect(self, text: str, *, stream: str = "err", timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
         while text not in (self.err if stream == "err" else self.out):

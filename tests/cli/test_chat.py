@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 from weblens.cli import app
 from weblens.testing.llm import ScriptedLLM, Turn, call
 from weblens.testing.openmeteo import FakeOpenMeteo
+from weblens.testing.pages import PageServer, article_html
+from weblens.testing.server import Reply
 
 runner = CliRunner()
 
@@ -69,7 +71,7 @@ def test_a_model_failure_is_reported_without_a_traceback(llm: ScriptedLLM) -> No
 def test_without_a_model_it_names_the_settings() -> None:
     result = runner.invoke(app, ["chat", "hello"])
 
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "not_configured" in result.stderr
     assert "WEBLENS_LLM_BASE_URL" in result.stderr and "WEBLENS_LLM_MODEL" in result.stderr
     assert "`base_url` under [llm] in" in result.stderr
@@ -125,6 +127,73 @@ def test_ctrl_c_stops_the_answer_not_the_chat(terminal: Callable[..., Any]) -> N
 def test_without_a_model_it_shows_how_to_connect_one() -> None:
     result = runner.invoke(app, ["chat", "hello"])
 
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     for name in ("OpenAI:", "Ollama:", "vLLM:"):
         assert name in result.stderr
+
+
+MARKDOWN_ANSWER = (
+    "## Beijing today\n\nIt is **cold** [1], and the paper says \"never this cold\" [1]. See [7].\n\n"
+    "| day | low | high |\n|---|---|---|\n| Mon | -3 | 4 |\n\n```python\nprint('wrap up')\n```\n\nThat is all."
+)
+
+
+def test_a_terminal_gets_a_banner_rendered_markdown_and_unverified_citations_marked(
+    terminal: Callable[..., Any],
+) -> None:
+    with ScriptedLLM() as llm, FakeOpenMeteo() as meteo:
+        llm.add(Turn(tool_calls=[call("get_weather", {"location": "北京"})]), Turn(text=MARKDOWN_ANSWER))
+        run = terminal("chat", env=chat_env(llm, meteo.url()))
+        run.expect("you> ")
+        assert "weblens chat · model scripted-model · tools: get_weather · exit or Ctrl-D quits" in run.err
+        run.type("北京冷吗？\n")
+        run.expect("⚠ [7] not verified: no such source: “See.”\nyou> ")  # the answer's end, then the prompt
+        answered = len(run.out)
+        run.type("\x04")  # Ctrl-D at the prompt
+        assert run.wait() == 0
+        assert run.out[answered:] == "\n"  # the prompt's line is ended: the shell's prompt starts on its own
+
+    shown = "\n".join(run.screen()).strip()
+    for raw in ("##", "**", "|---", "```"):
+        assert raw not in shown, (raw, shown)
+    assert "Beijing today" in shown and "It is cold [1]" in shown
+    mon = next(line for line in shown.splitlines() if "Mon" in line)
+    assert mon.split() == ["Mon", "-3", "4"]  # a table's row, not a line of pipes
+    assert "print('wrap up')" in shown and "That is all.\n\nSources:\n[1] Open-Meteo: weather for 北京" in shown
+    assert "⚠ [1] not verified: the quoted passage was not found in the source" in run.err
+
+
+def test_piped_the_answer_stays_markdown_and_unverified_citations_go_to_stderr(llm: ScriptedLLM) -> None:
+    llm.add(Turn(tool_calls=[call("get_weather", {"location": "北京"})]), Turn(text=MARKDOWN_ANSWER))
+
+    result = runner.invoke(app, ["chat", "北京冷吗？"])
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(MARKDOWN_ANSWER + "\n\nSources:\n[1] Open-Meteo")
+    assert "⚠ [7] not verified: no such source: “See.”" in result.stderr
+    assert "not verified" not in result.stdout
+def test_the_terminal_says_what_each_citation_check_found(llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    paragraphs = ["The drug is not safe for children under twelve.", "The agency will review the label in March."]
+    with PageServer() as pages:
+        pages.route("GET", "/drug", Reply(body=article_html("Drug notice", paragraphs), content_type="text/html"))
+        monkeypatch.setenv("WEBLENS_LLM_TOOLS", "web_fetch")
+        monkeypatch.setenv("WEBLENS_FETCH_ALLOWED_HOSTS", pages.host)
+        llm.add(
+            Turn(tool_calls=[call("web_fetch", {"url": pages.url("/drug")})]),
+            Turn(
+                text="It is 'safe for children under twelve' [1]. It says “not safe for children” [1]. "
+                "The label is reviewed in March [1]. Bananas cure colds [1]."
+            ),
+        )
+        result = runner.invoke(app, ["chat", f"Is {pages.url('/drug')} safe?"])
+
+    assert result.exit_code == 0, result.output
+    checked = [line for line in result.stderr.splitlines() if line.startswith(("⚠ [1]", "· [1]"))]
+    assert checked == [
+        "⚠ [1] not verified: the quoted passage was not found in the source: "
+        "“It is 'safe for children under twelve'.”",
+        "· [1] cited, not quoted: 67 % of the sentence's words are in the source: "
+        "“The label is reviewed in March.”",
+        "⚠ [1] unsupported: 0 % of the sentence's words are in the source: “Bananas cure colds.”",
+    ]
+    assert "⚠" not in result.stdout  # `weblens chat "…" > answer.txt` keeps only the answer

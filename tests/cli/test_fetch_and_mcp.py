@@ -12,8 +12,8 @@ from typing import Any
 from typer.testing import CliRunner
 
 from weblens.cli import app
-from weblens.cli.fetch import with_scheme
 from weblens.testing.pages import PageServer
+from weblens.urls import with_scheme
 
 from .conftest import WEBLENS
 
@@ -25,7 +25,8 @@ def test_a_url_without_a_scheme_is_tried_over_https_and_it_says_so(pages: PageSe
 
     result = runner.invoke(app, ["fetch", bare], env={"WEBLENS_FETCH_ALLOWED_HOSTS": pages.host})
 
-    assert f"no scheme given: fetching https://{bare}" in result.stderr
+    assert f"No scheme was given: https://{bare} failed with a TLS error" in result.stderr
+    assert result.exit_code == 0 and "The Skerryvore Ledger" in result.stdout
     assert "relative" not in result.output and "Traceback" not in result.output
 
 

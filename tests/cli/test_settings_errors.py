@@ -16,6 +16,7 @@ INVOCATIONS = [
     ["config"], ["tools"], ["search", "q"], ["fetch", "http://127.0.0.1:9/"], ["weather", "Paris"],
     ["serve", "--port", "0"], ["chat", "hi"], ["mcp", "--transport", "http", "--port", "0"],
     ["map", "http://127.0.0.1:9/"], ["crawl", "http://127.0.0.1:9/"],
+    ["screenshot", "http://127.0.0.1:9/"],
 ]  # fmt: skip
 
 

@@ -54,7 +54,7 @@ def test_titles_and_snippets_print_as_written_not_as_markup(terminal: Callable[.
 def test_the_missing_key_hint_keeps_its_section_name(terminal: Callable[..., Any]) -> None:
     run = terminal("search", "q", "--provider", "brave")
 
-    assert run.wait() == 1
+    assert run.wait() == 2
     assert "BRAVE_API_KEY" in run.err and "under [brave] in" in run.err
 
 

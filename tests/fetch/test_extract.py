@@ -70,3 +70,23 @@ def test_markup_inside_a_code_block_is_kept() -> None:
     )
     content = extract(page.encode(), "text/html").content
     assert "```\n$ serve dev <u>main.py</u>\nready on port 8000\n```" in content
+
+
+def test_a_one_line_code_block_stays_a_block_and_the_table_after_it_a_table() -> None:
+    from markdown_it import MarkdownIt  # rich's markdown parser: the blocks a reader of the markdown sees
+
+    words = "Install the package before you start, then check the settings it reads at start-up. " * 3
+    page = (
+        f"<html><body><article><h1>Install</h1><p>{words}</p>"
+        "<pre><code>pip install weblens</code></pre>"
+        "<table><tr><th>Setting</th><th>Default</th></tr><tr><td>port</td><td>8765</td></tr></table>"
+        f"<p>{words}</p><pre><code>weblens serve\nweblens chat</code></pre><p>{words}</p></article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+
+    assert "```\npip install weblens\n```\n\n| Setting | Default |" in content, content
+    assert "weblens chat\n```\n\nInstall the package" in content, content
+    blocks = [t.type for t in MarkdownIt("commonmark").enable("table").parse(content) if t.level == 0]
+    assert [b for b in blocks if b in ("fence", "table_open", "paragraph_open", "heading_open")] == [
+        "heading_open", "paragraph_open", "fence", "table_open", "paragraph_open", "fence", "paragraph_open",
+    ]

@@ -48,6 +48,7 @@ TOOLS = [
     "WebFetch",
     "web_map",
     "web_crawl",
+    "web_screenshot",
 ]
 PROVIDERS = ["tavily", "brave", "serper", "searxng", "duckduckgo"]
 

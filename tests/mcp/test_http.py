@@ -128,7 +128,7 @@ def test_refuses_a_reachable_address_without_a_token(gateway_settings: Callable[
 
 def test_cli_refuses_a_reachable_address_without_a_token() -> None:
     out = CliRunner().invoke(app, ["mcp", "--transport", "http", "--host", "0.0.0.0", "--port", "1"])
-    assert out.exit_code == 1
+    assert out.exit_code == 2  # a bad setting (README: exit codes)
     assert "not_configured" in out.output and "WEBLENS_MCP_TOKEN" in out.output and "Traceback" not in out.output
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from typer.testing import CliRunner
@@ -12,14 +11,6 @@ from weblens.cli import app
 from weblens.testing.providers import FakeBrave, FakeDuckDuckGo
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def ddg_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDuckDuckGo]:
-    with FakeDuckDuckGo() as fake:
-        monkeypatch.setenv("WEBLENS_DUCKDUCKGO_BASE_URL", fake.url())
-        monkeypatch.setenv("WEBLENS_DUCKDUCKGO_REQUESTS_PER_SECOND", "1000")
-        yield fake
 
 
 def test_json_output_then_cache_then_no_cache(ddg_env: FakeDuckDuckGo) -> None:
@@ -47,9 +38,9 @@ def test_rate_limit_with_json_is_the_error_envelope_on_stdout(ddg_env: FakeDuckD
 
 def test_provider_option_and_missing_key(ddg_env: FakeDuckDuckGo) -> None:
     result = runner.invoke(app, ["search", "q", "--provider", "brave"])
-    assert result.exit_code == 1 and "not_configured" in result.output and "BRAVE_API_KEY" in result.output
+    assert result.exit_code == 2 and "not_configured" in result.output and "BRAVE_API_KEY" in result.output
     bad = runner.invoke(app, ["search", "q", "--provider", "bing"])
-    assert bad.exit_code == 1 and "validation_error" in bad.output
+    assert bad.exit_code == 2 and "validation_error" in bad.output
 
 
 def test_explicit_provider(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,7 +42,9 @@ def test_declarations() -> None:
     runtime = Runtime(settings=Settings(), cache=Cache(None))
     web_fetch, seed = FetchTool(runtime), WebFetch(runtime)
     assert web_fetch.name == "web_fetch" and seed.name == "WebFetch"
-    assert set(web_fetch.json_schema["properties"]) == {"url", "query", "max_tokens", "max_length", "start_index"}
+    assert set(web_fetch.json_schema["properties"]) == {
+        "url", "query", "max_tokens", "max_length", "start_index", "render", "wait_for", "scroll"
+    }
     assert web_fetch.json_schema["required"] == ["url"]
     assert set(seed.json_schema["properties"]) == {"url"}
     assert web_fetch.key_argument({"url": "https://example.com/a"}) == "https://example.com/a"

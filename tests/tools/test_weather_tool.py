@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -53,9 +54,13 @@ async def test_success_has_text_data_sources_and_brief(tool: GetWeather) -> None
     assert result.brief.startswith("🌤") and "9.4°C" in result.brief
 
 
-async def test_imperial(tool: GetWeather) -> None:
-    result = await tool.execute({"location": "Beijing", "units": "imperial"})
-    assert result.ok and "°F" in result.text and "mp/h" in result.text
+async def test_imperial_units_are_written_as_people_write_them(tool: GetWeather) -> None:
+    result = await tool.execute({"location": "Beijing", "units": "imperial", "days": 2})
+    assert result.ok and "°F" in result.text
+    assert re.search(r"wind \d+(\.\d+)? mph\.", result.text), result.text
+    assert re.search(r"precipitation \d+(\.\d+)? in\b", result.text), result.text
+    assert "mp/h" not in result.text and "inch" not in result.text
+    assert result.data["units"]["wind_speed"] == "mph" and result.data["units"]["precipitation"] == "in"
 
 
 @pytest.mark.parametrize(

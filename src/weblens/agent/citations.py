@@ -138,12 +138,21 @@ class SourceBook:
         lines = "\n".join(f"[{s.number}] {s.title} — {s.url}" for s in sources)
         return f"\n\n{FOOTER_HEADING} (cite them by number)\n" + untrusted_block(lines, "the sources' own titles")
 
+    def named_by(self, result: ToolResult) -> list[CitedSource]:
+        """The numbered sources of `result` (after `render`), each once."""
+        found = (self.lookup(source.url) for source in result.sources)
+        return list({s.number: s for s in found if s is not None}.values())
+
     def used_by(self, answer: str) -> list[CitedSource]:
         """The sources `answer` cites by number or URL; all of them if it cites none."""
+        return self.cited(answer, self.sources)
+
+    @staticmethod
+    def cited(answer: str, sources: list[CitedSource]) -> list[CitedSource]:
+        """Those of `sources` that `answer` cites by number or URL; all of them if it cites none."""
         numbers: set[int] = set()
         for group in _CITATION.findall(answer):
             numbers.update(int(n) for n in re.findall(r"\d+", group))
-        sources = self.sources
         used = [s for s in sources if s.number in numbers or s.url in answer]
         return used or sources
 

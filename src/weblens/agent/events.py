@@ -39,15 +39,18 @@ class CitedSource(Source):
     """Hash of the text the tools returned for it (what citations are checked against)."""
 
 
-CitationStatus = Literal["verified", "quote_not_found", "unknown_source"]
+CitationStatus = Literal["verified", "quote_not_found", "unknown_source", "cited", "unsupported"]
 
 
 class CitationCheck(BaseModel):
     """One `[n]` marker of the answer, checked against the text of source n after the answer.
 
-    `verified`: source n exists and, where the sentence quotes, the quote is in its text (how
-    well the unquoted claim is supported is `score`); `quote_not_found`: the quoted text is not
-    in source n; `unknown_source`: no source has number n.
+    `verified`: source n exists and every quote of the sentence is in its text;
+    `quote_not_found`: a quote of the sentence is not in source n; `unknown_source`: no source
+    has number n. A sentence that quotes nothing is never `verified`: `cited` when a passage of
+    source n holds at least `SUPPORT_MIN_SCORE` of its words (`score`), else `unsupported`
+    (both added in issue 25; a client that knows only the first three should show any other
+    value as not verified). See docs/citations.md.
     """
 
     number: int
@@ -57,7 +60,7 @@ class CitationCheck(BaseModel):
     quote: str | None = None
     """Text the sentence quotes, when it quotes."""
     quote_score: float | None = None
-    """How well the quote matches the source (0–100, fuzzy); needs `QUOTE_MIN_SCORE` to pass."""
+    """How close the quote came to the source (0–100, fuzzy); for the reader: the status decides."""
     passage: str = ""
     """The passage of the source that best supports the sentence (or contains the quote)."""
     score: float = 0.0
@@ -109,6 +112,8 @@ class ToolResultEvent(BaseModel):
     result_count: int | None = None
     repeated: bool = False
     """Answered from an earlier identical call instead of running again."""
+    sources: list[CitedSource] = Field(default_factory=list)
+    """The result's sources with the numbers the answer cites them by (kept when the answer is cut short)."""
 
 
 class Done(BaseModel):

@@ -14,6 +14,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx2
 import openai
@@ -75,8 +76,16 @@ class ChatModel:
         register_secret(api_key)  # a key passed in (not from settings) must be masked in errors too
         register_url_secrets(base_url)  # and so must a password in the URL
         # the SDK brings its own HTTP stack (httpx2) and wraps its transport errors
+        # the SDK appends paths to the base URL as text, so a query it carries (`/v1?api-key=…`,
+        # `?api-version=…`) is sent as the SDK's default query instead
+        parts = urlsplit(base_url)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True)) or None
         self._client = openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=max_retries
+            base_url=urlunsplit(parts._replace(query="")) if query else base_url,
+            api_key=api_key or _NO_KEY,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_query=query,
         )
 
     @classmethod

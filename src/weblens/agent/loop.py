@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from weblens.agent.budget import DEFAULT_MAX_CALLS_PER_STEP, RunBudget
 from weblens.agent.citations import SourceBook
-from weblens.agent.events import AgentEvent, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent, Usage
+from weblens.agent.events import AgentEvent, CitedSource, Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent, Usage
 from weblens.agent.links import LinkGuard, link_key
 from weblens.agent.llm import ModelTurn, ToolCall
 from weblens.agent.provenance import ProvenanceMode, UrlProvenance
@@ -100,7 +100,9 @@ def _shown_arguments(call: ToolCall) -> dict[str, Any] | str:
     return args if isinstance(args, dict) else call.arguments
 
 
-def _result_event(call: ToolCall, result: ToolResult, *, repeated: bool) -> ToolResultEvent:
+def _result_event(
+    call: ToolCall, result: ToolResult, *, repeated: bool, sources: list[CitedSource] | None = None
+) -> ToolResultEvent:
     return ToolResultEvent(
         id=call.id,
         name=call.name,
@@ -110,6 +112,7 @@ def _result_event(call: ToolCall, result: ToolResult, *, repeated: bool) -> Tool
         duration_ms=0.0 if repeated else round(result.duration_ms, 3),
         result_count=result.result_count,
         repeated=repeated,
+        sources=sources or [],
     )
 
 
@@ -382,7 +385,7 @@ class _Run:
                     content = self.book.render(result)
                     self.earlier[_call_key(first)] = (content, result)
                     contents[first.id] = content
-                    yield _result_event(first, result, repeated=False)
+                    yield _result_event(first, result, repeated=False, sources=self.book.named_by(result))
                     for call in same:
                         contents[call.id] = REPEAT_NOTE.format(name=call.name) + content
                         yield _result_event(call, result, repeated=True)

@@ -1,13 +1,17 @@
 """Citation checks after the answer: is each `[n]` a real source, and is what it carries in it?
 
-For every marker: source n must exist in the run's ledger (else `unknown_source`); text
-the sentence quotes next to the marker must occur in the text read from source n —
-compared after normalising case, whitespace, quote marks, dashes and markdown, exactly,
-or for quotes of at least `QUOTE_MIN_CHARS` by a fuzzy match scoring `QUOTE_MIN_SCORE`
-(rapidfuzz `partial_ratio`, 0–100) that holds every word of the quote — else
-`quote_not_found`; and the sentence is matched
-to the passage of the source that shares most of its words (the `score`, 0–1).
-The thresholds are measured by `bench/citations.py`.
+For every marker: source n must exist in the run's ledger (else `unknown_source`). Text the
+sentence quotes next to the marker ("…", '…', ‘…’, “…”, „…“, ‹…›, «…», 「…」, 『…』,
+fullwidth quotes, prose in backticks, `> blockquote` lines) must occur in the text read
+from source n, compared word by word after normalising case, whitespace, quote marks,
+dashes and markdown — else `quote_not_found`. The match may forgive a typo inside a long
+word of a long quote, never a missing, added or changed word: no negation, no digit, no
+word dropped; a quote that starts right after a negation in the source ("not safe" quoted
+as "safe") is not found; the parts of an elided quote ("a … b") must appear in order
+within one passage of the source, and what the ellipsis leaves out may not hold a negation.
+A marker whose sentence quotes nothing is `cited` when the passage of source n sharing most
+of its words holds at least `SUPPORT_MIN_SCORE` of them, else `unsupported`: only a quote
+is `verified`. The thresholds are measured by `bench/citations.py`.
 """
 
 from __future__ import annotations
@@ -15,36 +19,68 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from dataclasses import dataclass
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA
 
 from weblens.agent.citations import SourceBook
-from weblens.agent.events import CitationCheck
+from weblens.agent.events import CitationCheck, CitationStatus
 
-__all__ = ["QUOTE_MIN_CHARS", "QUOTE_MIN_SCORE", "check_citations", "normalise"]
+__all__ = ["NEGATIONS", "QUOTE_MIN_CHARS", "SUPPORT_MIN_SCORE", "check_citations", "normalise"]
 
 QUOTE_MIN_CHARS = 24
-"""Shorter quotes must occur exactly (after normalising): a fuzzy match of a few words proves little.
-Lengths count a CJK character as three."""
-QUOTE_MIN_SCORE = 90.0
-"""partial_ratio a longer quote needs (and all its words must be there): marks and spacing may differ."""
-QUOTE_SHORTEST = 8
-"""Quoted text shorter than this ("AI", a name) is emphasis, not a quotation, and is not checked."""
+"""Shorter quotes (and parts of elided ones) must match word for word: in a few words a typo
+is as likely a different word. Lengths count a CJK character as three."""
+TYPO_MIN_LETTERS = 6
+"""In a longer quote, a word of at least this many letters may differ from the source's by one
+edit (a typo: "recieved"); shorter words, numbers and negations never."""
+SUPPORT_MIN_SCORE = 0.5
+"""An unquoted claim is `cited` when the best passage of its source holds this share of the
+sentence's content words, else `unsupported` (measured by `bench/citations.py`)."""
 PASSAGE_CHARS = 600
+MAX_QUOTES = 16
+"""Quotes checked per marker: an answer stuffed with thousands costs no more than this each."""
+
+_NEGATION_WORDS = (
+    "not no never nor neither none nobody nothing nowhere without cannot nicht kein keine keinen pas jamais "
+    "nunca 不 没 沒 未 无 無 非 别 別 勿 莫"
+)
+NEGATIONS = frozenset(_NEGATION_WORDS.split())
+"""Words whose loss or gain turns a claim around; a word ending in n't is one too."""
 
 _MARKER = re.compile(r"\[(\d{1,4}(?:\s*[,，、]\s*\d{1,4})*)\]")
+# Quote marks, each pair on one line. A straight or curly single quote opens only after a
+# non-word character and closes only before one, so the apostrophes of "don't" and "it's" are
+# text, not quote marks. Backtick spans are kept apart (`_BACKTICK`): most are code.
 _QUOTES = re.compile(
-    r'"([^"\n]{1,2000})"|“([^”\n]{1,2000})”|„([^“”\n]{1,2000})[“”]|«([^»\n]{1,2000})»|「([^」\n]{1,2000})」'
+    r'"([^"\n]{1,2000})"|“([^”\n]{1,2000})”|„([^“”\n]{1,2000})[“”]|«([^»\n]{1,2000})»|‹([^›\n]{1,2000})›'
+    r"|「([^」\n]{1,2000})」|『([^』\n]{1,2000})』|＂([^＂\n]{1,2000})＂|｢([^｣\n]{1,2000})｣"
+    r"|(?<![\w'])'(?=[^\s'])((?:[^'\n]|(?<=\w)'(?=\w)){1,2000}?)(?<=\S)'(?!\w)"
+    r"|(?<![\w‘’])‘(?=[^\s’])((?:[^’\n]|(?<=\w)’(?=\w)){1,2000}?)(?<=\S)’(?!\w)"
+    r"|(?<![\w＇])＇([^＇\n]{1,2000})＇"
+    r"|(?<!`)`([^`\n]{1,2000})`(?!`)"
 )
+_BACKTICK_GROUP = 13
+_CODE_CHARS = re.compile(r"[(){}\[\]<>=;$\\/|_@#~^*+]|^[-.]|\s[-.]|://")
+PROSE_MIN_WORDS = 4
+"""A backtick span is read as a quote only when it reads as prose: this many words or more and
+no character code is made of (`pip install x`, `f(x) = 1`, `--flag` stay code)."""
+_BLOCKQUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?(.*)$", re.M)
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n")
+_CLAUSE_END = re.compile(r"[.!?;:。！？；：]")
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*")
 _MD_LINK = re.compile(r"!?\[([^\]\n]{0,500})\]\([^)\s]{0,2000}\)")
 _MD_MARKS = re.compile(r"[*`#>|]+|(?<!\w)_+|_+(?!\w)")
 _SPACE = re.compile(r"\s+")
 _NO_SPACE_BEFORE = re.compile(r"\s+([.,;:!?。，])")
 _WORD = re.compile(r"\w+")
+_TOKEN = re.compile(r"\w+(?:'\w+)*")
+_DIGIT = re.compile(r"\d")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK_SPLIT = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af])")
 _TRANSLATE = str.maketrans(
     {"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'", "‚": "'", "–": "-", "—": "-", "−": "-",
      "\u00a0": " ", "\u200b": ""}
@@ -85,9 +121,49 @@ def _terms(text: str) -> set[str]:
 
 
 @dataclass
+class _Token:
+    word: str
+    start: int
+    end: int
+
+
+def _tokens(flat: str) -> list[_Token]:
+    """The words of normalised text, with where they are; a CJK character is a word of its own."""
+    out: list[_Token] = []
+    for match in _TOKEN.finditer(flat):
+        word, at = match.group(), match.start()
+        if not _CJK.search(word):
+            out.append(_Token(word, at, match.end()))
+            continue
+        for piece in _CJK_SPLIT.split(word):
+            if piece:
+                out.append(_Token(piece, at, at + len(piece)))
+            at += len(piece)
+    return out
+
+
+def _negation(word: str) -> bool:
+    return word in NEGATIONS or word.endswith("n't")
+
+
+def _same(quoted: str, source: str, typos: bool) -> bool:
+    """Whether a quoted word is the source's word: equal, or (in a long quote) one edit off in a
+    long word that is neither a number nor a negation."""
+    if quoted == source:
+        return True
+    if not typos or min(len(quoted), len(source)) < TYPO_MIN_LETTERS:
+        return False
+    if _DIGIT.search(quoted) or _DIGIT.search(source) or _negation(quoted) or _negation(source):
+        return False
+    return OSA.distance(quoted, source, score_cutoff=1) <= 1
+
+
+@dataclass
 class _Passage:
     text: str
     terms: set[str]
+    flat: str = ""
+    tokens: list[_Token] = field(default_factory=list)
 
 
 def _passages(text: str) -> list[_Passage]:
@@ -103,8 +179,30 @@ def _passages(text: str) -> list[_Passage]:
                 cut = cut + 1 if cut > PASSAGE_CHARS // 3 else PASSAGE_CHARS
                 piece, paragraph = paragraph[:cut].strip(), paragraph[cut:].strip()
             if piece:
-                out.append(_Passage(piece, _terms(piece)))
+                flat = normalise(piece)
+                out.append(_Passage(piece, _terms(piece), flat, _tokens(flat)))
     return out
+
+
+@dataclass
+class _Source:
+    """A source's text as the checks read it: its passages and all their words in order."""
+
+    text: str
+    flat: str
+    passages: list[_Passage]
+    words: list[str] = field(default_factory=list)
+    where: list[tuple[int, int]] = field(default_factory=list)
+    """(passage, token index in it) of each word."""
+    index: dict[str, list[int]] = field(default_factory=dict)
+    """Where each word stands, in order: a quote is looked for only where one of its words is."""
+
+    def __post_init__(self) -> None:
+        for number, passage in enumerate(self.passages):
+            self.words += [t.word for t in passage.tokens]
+            self.where += [(number, i) for i in range(len(passage.tokens))]
+        for at, word in enumerate(self.words):
+            self.index.setdefault(word, []).append(at)
 
 
 def _best_passage(sentence: str, passages: list[_Passage]) -> tuple[str, float]:
@@ -115,42 +213,89 @@ def _best_passage(sentence: str, passages: list[_Passage]) -> tuple[str, float]:
     return best.text, round(len(wanted & best.terms) / len(wanted), 3)
 
 
-def _find_quote(quote: str, source: str) -> tuple[bool, float, int]:
-    """Whether `quote` (normalised) is in `source` (normalised): found, score 0–100, where.
-
-    Not found verbatim, a quote of `QUOTE_MIN_CHARS` or more still counts when its best fuzzy
-    alignment scores `QUOTE_MIN_SCORE` and holds every word of the quote: punctuation and
-    spacing may differ, a word or a number may not (that is how quotes get falsified)."""
-    parts = [p for p in _ELLIPSIS.split(quote) if p.strip()]  # "a … b": each part in turn
-    worst, first = 100.0, -1
-    for part in parts or [quote]:
-        at = source.find(part)
-        if at >= 0:
-            first = at if first < 0 else first
-            continue
-        if _length(part) < QUOTE_MIN_CHARS:
-            return False, 0.0, first
-        match = fuzz.partial_ratio_alignment(part, source)
-        score = match.score if match is not None else 0.0
-        worst = min(worst, score)
-        if match is None or score < QUOTE_MIN_SCORE:
-            return False, round(worst, 1), first
-        window = source[max(0, match.dest_start - 16) : match.dest_end + 16]
-        if not set(_WORD.findall(part)) <= set(_WORD.findall(window)):
-            return False, round(worst, 1), first
-        first = match.dest_start if first < 0 else first
-    return True, round(worst, 1), first
+def _exact_only(word: str) -> bool:
+    """Whether `word` may differ from the source's by no typo at all."""
+    return len(word) < TYPO_MIN_LETTERS or bool(_DIGIT.search(word)) or _negation(word)
 
 
-def _around(original: str, normalised_source: str, at: int, passages: list[_Passage]) -> str:
-    """The passage of the source holding the match found at `at` of its normalised text."""
-    if at < 0:
-        return ""
-    snippet = normalised_source[at : at + 60]
-    for passage in passages:
-        if snippet[:30] in normalise(passage.text):
-            return passage.text
-    return original[:PASSAGE_CHARS]
+def _matches(part: list[str], source: _Source, lo: int, hi: int, typos: bool) -> Iterator[int]:
+    """Where in the source's words `lo:hi` the words of `part` stand one for one, in order.
+    Candidates come from the index of a word that must match exactly, when the part has one."""
+    words, size = source.words, len(part)
+    anchor = next((j for j, w in enumerate(part) if not typos or _exact_only(w)), None)
+    if anchor is None:
+        candidates: Iterator[int] | range = range(lo, hi - size + 1)
+    else:
+        positions = source.index.get(part[anchor], [])
+        candidates = (p - anchor for p in positions[bisect_left(positions, lo + anchor) :])
+    for at in candidates:
+        if at > hi - size:
+            return
+        if all(_same(q, w, typos) for q, w in zip(part, words[at : at + size], strict=True)):
+            yield at
+
+
+def _after_negation(source: _Source, at: int) -> bool:
+    """Whether the word before `at` negates it: the quote starts where the source says "not"."""
+    if at == 0:
+        return False
+    (p, i), (q, j) = source.where[at - 1], source.where[at]
+    if p != q or not _negation(source.words[at - 1]):
+        return False
+    tokens = source.passages[p].tokens
+    return not _CLAUSE_END.search(source.passages[p].flat[tokens[i].end : tokens[j].start])
+
+
+def _find_quote(quote: str, source: _Source) -> tuple[bool, float, int]:
+    """Whether `quote` (normalised) is in `source`: found, a score 0–100 (how close it came),
+    and the passage holding it (-1 when not found); see the module docstring."""
+    parts = [p for p in _ELLIPSIS.split(quote) if p.strip()]
+    words = [[t.word for t in _tokens(part)] for part in parts]
+    typos = [_length(part) >= QUOTE_MIN_CHARS for part in parts]
+    words, typos = [w for w in words if w], [t for w, t in zip(words, typos, strict=True) if w]
+    if not words:
+        return True, 100.0, -1
+    everything = source.words
+    if len(words) == 1:
+        for at in _matches(words[0], source, 0, len(everything), typos[0]):
+            if not _after_negation(source, at):
+                return True, _score(words[0], everything[at : at + len(words[0])]), source.where[at][0]
+        return False, _closeness(quote, source), -1
+    start = 0
+    for index, passage in enumerate(source.passages):  # an elided quote stays within one passage
+        lo, hi = start, start + len(passage.tokens)
+        start = hi
+        for at in _matches(words[0], source, lo, hi, typos[0]):
+            follows = _rest_follows(words, typos, source, at + len(words[0]), hi)
+            if follows is None:  # a later part is missing after here: no later start finds it
+                break
+            if follows and not _after_negation(source, at):
+                return True, 100.0, index
+    return False, _closeness(quote, source), -1
+
+
+def _rest_follows(parts: list[list[str]], typos: list[bool], source: _Source, at: int, hi: int) -> bool | None:
+    """Whether parts 2… follow in order from `at` before `hi` with no ellipsis leaving out a
+    negation; None when one of them does not follow at all. Each part is placed at its nearest
+    match: what a farther one leaves out includes what the nearest leaves out."""
+    for part, typo in zip(parts[1:], typos[1:], strict=True):
+        found = next(_matches(part, source, at, hi, typo), None)
+        if found is None:
+            return None
+        if any(_negation(w) for w in source.words[at:found]):
+            return False
+        at = found + len(part)
+    return True
+
+
+def _score(quoted: list[str], found: list[str]) -> float:
+    return round(fuzz.ratio(" ".join(quoted), " ".join(found)), 1)
+
+
+def _closeness(quote: str, source: _Source) -> float:
+    """How close a quote that was not found came (partial_ratio over the source, 0–100): for the reader."""
+    return round(max((fuzz.partial_ratio(part, source.flat) for part in _ELLIPSIS.split(quote) if part.strip()),
+                     default=0.0), 1)  # fmt: skip
 
 
 @dataclass
@@ -173,27 +318,48 @@ def _groups(answer: str) -> list[_Marker]:
     return groups
 
 
-def _sentence_bounds(answer: str, marker: _Marker) -> tuple[int, int]:
-    """The sentence a marker belongs to; a marker after the full stop (`... today. [1]`) cites
-    the sentence before it."""
-    start = 0
-    for end in _SENTENCE_END.finditer(answer, 0, marker.start):
-        start = end.end()
-    if start and not _MARKER.sub("", answer[start : marker.start]).strip():  # only markers since the stop
-        before = answer[:start].rstrip()
-        prev = 0
-        for end in _SENTENCE_END.finditer(before, 0, max(0, len(before) - 1)):
-            prev = end.end()
-        return prev, marker.end
-    stop = _SENTENCE_END.search(answer, marker.end)
-    return start, stop.end() if stop else len(answer)
+_STOPS = ".!?。！？\n"
+
+
+class _Sentences:
+    """Where the answer's sentences end, found once: each marker's sentence is then a bisect away."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.ends = [m.start() for m in _SENTENCE_END.finditer(answer)]
+
+    def _last_end(self, before: int) -> int:
+        """Where the sentence running at `before` starts: after the last stop before it (a stop
+        right before `before` counts whatever follows it)."""
+        if before and self.answer[before - 1] in _STOPS:
+            return before
+        index = bisect_left(self.ends, before - 1)
+        return self.ends[index - 1] + 1 if index else 0
+
+    def bounds(self, marker: _Marker) -> tuple[int, int]:
+        """The sentence a marker belongs to; a marker after the full stop (`... today. [1]`) cites
+        the sentence before it."""
+        answer = self.answer
+        start = self._last_end(marker.start)
+        if start and not _MARKER.sub("", answer[start : marker.start]).strip():  # only markers since the stop
+            before = len(answer[:start].rstrip())
+            return (self._last_end(before - 1) if before > 1 else 0), marker.end
+        index = bisect_left(self.ends, marker.end)
+        return start, self.ends[index] + 1 if index < len(self.ends) else len(answer)
+
+
+def _prose(span: str) -> bool:
+    """Whether a backtick span reads as quoted prose rather than code (see `PROSE_MIN_WORDS`)."""
+    return len(span.split()) >= PROSE_MIN_WORDS and not _CODE_CHARS.search(span)
 
 
 def _quotes(text: str) -> list[str]:
     found = []
     for match in _QUOTES.finditer(text):
         quote = next(g for g in match.groups() if g is not None).strip()
-        if _length(quote) >= QUOTE_SHORTEST:
+        if match.group(_BACKTICK_GROUP) is not None and not _prose(quote):
+            continue
+        if quote:
             found.append(quote)
     return found
 
@@ -202,12 +368,72 @@ def _quoted_near(answer: str, groups: list[_Marker], index: int, start: int, sto
     """Quotes that belong to marker group `index`: between the marker before it (in its sentence)
     and itself; if none, from it to the next marker (`According to [2], "…"`)."""
     marker = groups[index]
-    left = max([start] + [g.end for g in groups[:index] if g.end <= marker.start and g.end > start])
+    left = max(start, groups[index - 1].end) if index else start
     quotes = _quotes(answer[left : marker.start])
     if quotes:
         return quotes
-    following = [g.start for g in groups[index + 1 :] if g.start < stop]
-    return _quotes(answer[marker.end : following[0] if following else stop])
+    following = groups[index + 1].start if index + 1 < len(groups) and groups[index + 1].start < stop else stop
+    return _quotes(answer[marker.end : following])
+
+
+@dataclass
+class _Block:
+    """A `> blockquote`: where it is in the answer, and where its lines' text (without `>`) is."""
+
+    start: int
+    end: int
+    lines: list[tuple[int, int]]
+    firsts: list[int]
+    """Where each line's text starts (for bisect)."""
+
+    def text(self, answer: str, start: int, end: int) -> str:
+        """The block's text between `start` and `end` of the answer, markers left out."""
+        first = max(0, bisect_right(self.firsts, start) - 1)
+        pieces = []
+        for a, b in (self.lines[i] for i in range(first, len(self.lines))):
+            if a >= end:
+                break
+            if b > start:
+                pieces.append(answer[max(a, start) : min(b, end)])
+        return _SPACE.sub(" ", _MARKER.sub(" ", " ".join(pieces))).strip()
+
+
+def _blocks(answer: str) -> list[_Block]:
+    blocks: list[_Block] = []
+    for match in _BLOCKQUOTE.finditer(answer):
+        if blocks and answer[blocks[-1].end : match.start()] == "\n":
+            blocks[-1].end = match.end()
+            blocks[-1].lines.append(match.span(1))
+            blocks[-1].firsts.append(match.start(1))
+        else:
+            blocks.append(_Block(match.start(), match.end(), [match.span(1)], [match.start(1)]))
+    return blocks
+
+
+def _blockquoted(answer: str, groups: list[_Marker]) -> dict[int, list[str]]:
+    """What `> blockquotes` quote, by marker group: for a marker inside a block, the block's text
+    before it (after the block's previous marker); for markers on the line just before a block
+    (`As [1] puts it:`) or just after it, the whole block, when it carries no marker of its own."""
+    quoted: dict[int, list[str]] = {}
+    starts = [g.start for g in groups]
+    for block in _blocks(answer) if ">" in answer else []:
+        lo, hi = bisect_left(starts, block.start), bisect_left(starts, block.end)
+        if lo < hi:
+            left = block.start
+            for index in range(lo, hi):
+                text = block.text(answer, left, groups[index].start)
+                if text:
+                    quoted[index] = [text]
+                left = groups[index].end
+            continue
+        line_before = answer.rfind("\n", 0, max(0, block.start - 1)) + 1
+        line_after = answer.find("\n", block.end + 1)
+        near = [*range(bisect_left(starts, line_before), lo)]
+        near += range(hi, bisect_right(starts, len(answer) if line_after < 0 else line_after))
+        whole = block.text(answer, block.start, block.end)
+        for index in near:
+            quoted.setdefault(index, []).append(whole)
+    return quoted
 
 
 def _clean_sentence(text: str) -> str:
@@ -217,33 +443,44 @@ def _clean_sentence(text: str) -> str:
 def check_citations(answer: str, book: SourceBook) -> list[CitationCheck]:
     """One check per `[n]` of `answer`, in order (see the module docstring)."""
     groups = _groups(answer)
+    sentences = _Sentences(answer)
+    blockquoted = _blockquoted(answer, groups)
     checks: list[CitationCheck] = []
-    cache: dict[int, tuple[str, str, list[_Passage]]] = {}
+    read: dict[int, _Source] = {}
+    supported: dict[tuple[int, str], tuple[str, float]] = {}
+    found_in: dict[tuple[int, str], tuple[bool, float, int]] = {}
+    said: dict[tuple[int, int], str] = {}
     for index, group in enumerate(groups):
-        start, stop = _sentence_bounds(answer, group)
-        sentence = _clean_sentence(answer[start:stop])
-        quotes = _quoted_near(answer, groups, index, start, stop)
+        start, stop = sentences.bounds(group)
+        if (start, stop) not in said:  # many markers in one sentence: cleaned once
+            said[start, stop] = _clean_sentence(answer[start:stop])
+        sentence = said[start, stop]
+        quotes = (_quoted_near(answer, groups, index, start, stop) + blockquoted.get(index, []))[:MAX_QUOTES]
         for number in group.numbers:
             source = book.get(number)
             if source is None:
                 checks.append(CitationCheck(number=number, status="unknown_source", sentence=sentence))
                 continue
-            if number not in cache:
+            if number not in read:
                 text = book.text(number)
-                cache[number] = (text, normalise(text), _passages(text))
-            text, flat, passages = cache[number]
-            passage, score = _best_passage(sentence, passages)
-            status = "verified"
+                read[number] = _Source(text, normalise(text), _passages(text))
+            if (number, sentence) not in supported:
+                supported[number, sentence] = _best_passage(sentence, read[number].passages)
+            passage, score = supported[number, sentence]
+            status: CitationStatus = "verified" if quotes else "cited" if score >= SUPPORT_MIN_SCORE else "unsupported"
             quote_score: float | None = None
             shown_quote: str | None = None
             for quote in quotes:
-                found, quote_score, at = _find_quote(normalise(quote), flat)
+                key = (number, normalise(quote))
+                if key not in found_in:
+                    found_in[key] = _find_quote(key[1], read[number])
+                found, quote_score, at = found_in[key]
                 shown_quote = quote
-                if found:
-                    passage = _around(text, flat, at, passages) or passage
-                else:
+                if not found:
                     status = "quote_not_found"
                     break
+                if at >= 0:
+                    passage = read[number].passages[at].text
             checks.append(
                 CitationCheck(
                     number=number,

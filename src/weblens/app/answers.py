@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from weblens.app.chat import ChatService
 from weblens.app.responses import SSE_HEADERS, error_response, sse_event
 from weblens.app.runs import Run, RunRegistry
-from weblens.app.sessions import MessageStatus, SessionInfo
+from weblens.app.sessions import MessageStatus, SessionInfo, StoredMessage
 
 __all__ = ["STOP_WAIT_S", "Answers"]
 
@@ -57,7 +57,10 @@ class Answers:
             def cut_short() -> MessageStatus:
                 return "stopped" if run.stopped else "incomplete"
 
-            return chat.answer(session, message, cut_short=cut_short)
+            def kept(cut: StoredMessage) -> None:
+                run.kept["sources"] = cut.sources
+
+            return chat.answer(session, message, cut_short=cut_short, kept=kept)
 
         first = ("session", {"session_id": session.id, "title": session.title})
         return _stream(self.runs.start(session.id, first, answer))

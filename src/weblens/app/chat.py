@@ -39,6 +39,8 @@ class _Transcript:
         self.calls: dict[str, dict[str, Any]] = {}
         self.done: Done | None = None
         self.error: ErrorEvent | None = None
+        self.sources: dict[int, CitedSource] = {}
+        """Sources the tools returned so far, by number: a cut-short answer still lists those it cites."""
 
     def record(self, event: AgentEvent) -> None:
         if isinstance(event, Delta):
@@ -47,8 +49,9 @@ class _Transcript:
             self.calls[event.id] = event.model_dump(mode="json", exclude={"type"})
         elif isinstance(event, ToolResultEvent):
             self.calls.setdefault(event.id, {"id": event.id, "name": event.name})["result"] = event.model_dump(
-                mode="json", exclude={"type", "id", "name"}
+                mode="json", exclude={"type", "id", "name", "sources"}
             )
+            self.sources.update((source.number, source) for source in event.sources)
         elif isinstance(event, Done):
             self.done = event
         else:
@@ -56,12 +59,14 @@ class _Transcript:
 
     def message(self, status: MessageStatus) -> StoredMessage:
         done = self.done
+        text = done.answer if done is not None else "".join(self.text)
+        sources = done.sources if done is not None else SourceBook.cited(text, list(self.sources.values()))
         return StoredMessage(
             role="assistant",
-            content=done.answer if done is not None else "".join(self.text),
+            content=text,
             status=status,
             tool_calls=list(self.calls.values()),
-            sources=[s.model_dump(mode="json") for s in done.sources] if done is not None else [],
+            sources=[s.model_dump(mode="json") for s in sources],
             citations=[c.model_dump(mode="json") for c in done.citations] if done is not None else [],
             flagged_urls=list(done.flagged_urls) if done is not None else [],
             linked_urls=list(done.linked_urls) if done is not None else [],
@@ -105,10 +110,15 @@ class ChatService:
         return await self.store.add(session_id, message)
 
     async def answer(
-        self, session: SessionInfo, message: str, *, cut_short: Callable[[], MessageStatus] = lambda: "incomplete"
+        self,
+        session: SessionInfo,
+        message: str,
+        *,
+        cut_short: Callable[[], MessageStatus] = lambda: "incomplete",
+        kept: Callable[[StoredMessage], None] = lambda message: None,
     ) -> AsyncIterator[AgentEvent]:
         """Stream the agent's events; `done` carries the session id; the answer is always saved
-        (cancelled, with the status `cut_short()` gives)."""
+        (cancelled, with the status `cut_short()` gives, and handed to `kept`)."""
         try:
             history, known_urls = await self.history(session.id)
         except StorageError as exc:  # nothing to answer from: say so rather than answer out of context
@@ -146,6 +156,8 @@ class ChatService:
             # also runs when the answer is cancelled: keep what was said, marked as cut short
             with anyio.CancelScope(shield=True):
                 if not saved:
+                    cut = transcript.message(cut_short())
+                    kept(cut)
                     with contextlib.suppress(NotFoundError, StorageError):  # a StorageError: kept in memory
-                        await self._save(session.id, transcript.message(cut_short()))
+                        await self._save(session.id, cut)
                 await events.aclose()

@@ -5,7 +5,8 @@ sends. Any number of readers follow it — the request that started it, or the p
 after a reload — each getting every event from the start, then the new ones as they come.
 A reader going away (a closed tab, a reload) leaves the run going; only `stop()` ends it
 early, and the answer is then saved as it stood, marked "stopped". One run per session
-at a time; at shutdown every run still going is cancelled and saved "incomplete".
+at a time; at shutdown every run still going is cancelled and saved "incomplete". Either
+way the run's last event is `stopped`, saying why, with the sources the answer cites so far.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = ["Run", "RunRegistry"]
 
 Event = tuple[str, dict[str, Any]]
 """(SSE event name, its data) as the stream sends it."""
+SERVER_STOPPING = "the server is stopping: the answer so far is saved, marked incomplete"
 
 
 class Run:
@@ -32,6 +34,8 @@ class Run:
         self.finished = False
         self.stopped = False
         self.task: asyncio.Task[None] | None = None
+        self.kept: dict[str, Any] = {}
+        """What the cut-short answer kept (its sources), for the `stopped` event."""
         self._changed = asyncio.Event()
 
     def add(self, name: str, data: dict[str, Any]) -> None:
@@ -86,7 +90,11 @@ class RunRegistry:
                     run.add(event.type, event.model_dump(mode="json"))
             except asyncio.CancelledError:
                 if run.stopped:
-                    run.add("stopped", {"session_id": session_id, "message": "stopped by the user"})
+                    run.add("stopped", {"session_id": session_id, "status": "stopped",
+                                        "message": "stopped by the user", **run.kept})
+                else:  # only shutting down cancels a run the user did not stop
+                    run.add("stopped", {"session_id": session_id, "status": "incomplete",
+                                        "reason": "server_stopping", "message": SERVER_STOPPING, **run.kept})
                 raise
             finally:
                 run.finish()
@@ -97,7 +105,8 @@ class RunRegistry:
         return run
 
     async def aclose(self) -> None:
-        """Cancel every run still going and wait until each has saved what it had."""
+        """Cancel every run still going and wait until each has saved what it had; each stream
+        then ends with a `stopped` event saying the server is stopping."""
         runs = list(self._runs.values())
         for run in runs:
             if run.task is not None:

@@ -233,8 +233,10 @@ class _Api:
         tools = self.chat.agent.tools.names if self.chat is not None else []
         ready = self.chat is not None
         recipes = [] if ready else [{"name": name, "settings": line} for name, line in MODEL_RECIPES]
+        model = self.settings.llm.model if ready else None
         return JSONResponse(
-            {"version": __version__, "chat": ready, "reason": self.why_no_chat, "tools": tools, "connect": recipes}
+            {"version": __version__, "chat": ready, "reason": self.why_no_chat, "tools": tools, "connect": recipes,
+             "model": model}
         )
 
     async def chat_message(self, request: Request) -> Response:
@@ -479,5 +481,6 @@ def create_app(
     app.state.toolset = tools
     app.state.sessions = store
     app.state.chat = chat
+    app.state.end_answers = api.answers.runs.aclose  # for the server: answers' streams end at Ctrl-C, not after it
     return app
 

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fetch": ("weblens.cli.fetch", "A URL's main content as markdown (paged), or the passages that answer --query."),
     "map": ("weblens.cli.map", "List a site's URLs (sitemaps, llms.txt, start page links)."),
     "crawl": ("weblens.cli.crawl", "Read a site's pages politely into markdown files (or to stdout)."),
+    "screenshot": ("weblens.cli.screenshot", "Save a screenshot of a web page (PNG or JPEG) as a browser shows it."),
     "weather": ("weblens.cli.weather", "Show the weather for a place (Open-Meteo, no key needed)."),
     "mcp": ("weblens.cli.mcp", "Run the MCP gateway: stdio by default, or streamable HTTP at /mcp."),
     "serve": ("weblens.cli.serve", "Run the weblens server: the chat page, the chat API and /mcp."),

@@ -1,8 +1,9 @@
 """`weblens chat ["question"]`: the agent in a terminal. One question, or a conversation.
 
-The answer streams to stdout and ends with its sources; each tool call is one line on
-stderr (tool, key argument, outcome), so `weblens chat "..." > answer.txt` keeps only
-the answer. On a terminal a spinner on stderr says what happens before the first word
+The answer streams to stdout and ends with its sources — on a terminal rendered as
+markdown, as the page shows it (`weblens.cli.answer`) — and each tool call is one line on
+stderr (tool, key argument, outcome), so `weblens chat "..." > answer.md` keeps only
+the answer's markdown. On a terminal a spinner on stderr says what happens before the first word
 (the model thinking, which tool runs, for how long). Ctrl-C during an answer stops that
 answer and returns to the prompt; at the prompt it ends the chat, like Ctrl-D or "exit".
 """
@@ -14,12 +15,12 @@ from typing import Annotated
 
 import typer
 
-from weblens.agent.citations import SourceBook
 from weblens.agent.events import Delta, Done, ErrorEvent, ToolCallEvent, ToolResultEvent
 from weblens.agent.llm import ChatModel
 from weblens.agent.loop import Agent
 from weblens.app.connect import MODEL_RECIPES
 from weblens.cli import command_app
+from weblens.cli.answer import answer_view
 from weblens.cli.output import fail, fail_from, note
 from weblens.cli.progress import LiveActivity
 from weblens.cli.runner import INTERRUPTED_EXIT_CODE
@@ -45,23 +46,26 @@ async def _answer(agent: Agent, question: str, history: list[dict[str, str]]) ->
     """Stream one answer; True when it completed."""
     calls: dict[str, ToolCallEvent] = {}
     live = LiveActivity()
+    view = answer_view()
     live.show("thinking")
     try:
         with watching(live.activity.update):
             async for event in agent.run(question, history):
                 if isinstance(event, Delta):
                     live.hide()
-                    typer.echo(event.text, nl=False)
+                    view.write(event.text)
                 elif isinstance(event, ToolCallEvent):
+                    view.end()
                     calls[event.id] = event
                     live.show(f"running {event.name}" + (f": {event.key_argument}" if event.key_argument else ""))
                 elif isinstance(event, ToolResultEvent):
                     live.hide()
+                    view.learn(event.sources)
                     note(_tool_line(calls.get(event.id), event), "dim")
                     live.show("thinking")
                 elif isinstance(event, Done):
                     live.hide()
-                    typer.echo(SourceBook.footer(event.sources))
+                    view.done(event)
                     if event.notice:
                         note(event.notice, "yellow")
                     history += [
@@ -71,21 +75,30 @@ async def _answer(agent: Agent, question: str, history: list[dict[str, str]]) ->
                     return True
                 elif isinstance(event, ErrorEvent):
                     live.hide()
+                    view.end()
                     typer.echo("")
                     note(f"{event.code}: {event.message}", "bold red")
                     return False
     finally:
         live.hide()
+        view.end()  # what was written stays on screen, also when Ctrl-C stopped the answer
     return False
 
 
-def _converse(runner: asyncio.Runner, agent: Agent) -> None:
+def _banner(model: ChatModel, agent: Agent) -> str:
+    tools = ", ".join(agent.tools.names) or "none"
+    return f"weblens chat · model {model.model} · tools: {tools} · exit or Ctrl-D quits"
+
+
+def _converse(runner: asyncio.Runner, agent: Agent, banner: str) -> None:
     """Questions from the prompt until exit; Ctrl-C stops the answer being written, not the chat."""
+    note(banner, "dim")
     history: list[dict[str, str]] = []
     while True:
         try:
             line = input(PROMPT)
-        except EOFError:
+        except EOFError:  # Ctrl-D: end the prompt's line, so the shell's prompt starts on its own
+            typer.echo("")
             return
         except KeyboardInterrupt:
             typer.echo("")
@@ -135,7 +148,7 @@ def chat(
             if question is not None:
                 ok = runner.run(_answer(agent, question, []))
             else:
-                _converse(runner, agent)
+                _converse(runner, agent, _banner(model, agent))
         except KeyboardInterrupt:
             typer.echo("")
             raise typer.Exit(INTERRUPTED_EXIT_CODE) from None

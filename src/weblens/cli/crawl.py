@@ -15,7 +15,6 @@ from typing import Annotated
 import typer
 
 from weblens.cli import command_app
-from weblens.cli.fetch import with_scheme
 from weblens.cli.output import fail, fail_from, note
 from weblens.cli.progress import activity
 from weblens.cli.runner import run, with_runtime
@@ -24,6 +23,7 @@ from weblens.errors import WeblensError
 from weblens.runtime import Runtime
 from weblens.sites import Crawl, CrawledPage
 from weblens.sites.crawl import MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES
+from weblens.urls import with_scheme
 
 app = command_app()
 

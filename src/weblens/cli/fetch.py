@@ -2,17 +2,19 @@
 
 Stdout gets the content alone, so `weblens fetch URL > page.md` writes the page; on a
 terminal a dim header (title, final URL, status, type) comes first. Notes and the hint
-for the next page go to stderr. A URL typed without a scheme is tried over https://.
+for the next page go to stderr. A URL typed without a scheme is tried over https://
+(`weblens.fetch.typed`, shared with the fetch tools).
 """
 
 from __future__ import annotations
 
-import re
+import enum
 import time
 from typing import Annotated
 
 import typer
 
+from weblens.browser.render import MAX_SCROLL
 from weblens.cli import command_app
 from weblens.cli.output import console, emit_result, fail_from, note
 from weblens.cli.progress import activity
@@ -20,22 +22,20 @@ from weblens.cli.runner import run, with_runtime
 from weblens.cli.settings import load_settings
 from weblens.errors import WeblensError
 from weblens.fetch.tokens import TOKENIZER_NAME
+from weblens.fetch.typed import fetch_typed
 from weblens.result import Source, ToolResult
 from weblens.tools.fetch import render_page
+from weblens.urls import with_scheme
 
 app = command_app()
+ONE_SHOT_IN_PROCESS_BYTES = 512 * 1024
+"""Pages up to this size are read in this process: the worker pool takes 0.4-1 s to start."""
 
 
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(?!\d)")
-"""`mailto:`, `file:`, `https:`; not `localhost:8080`."""
-
-
-def with_scheme(url: str) -> str:
-    """`example.com/a` -> `https://example.com/a`; a URL with a scheme stays as it is."""
-    stripped = url.strip()
-    if _SCHEME.match(stripped) or stripped.startswith(("/", ".")):
-        return stripped
-    return f"https://{stripped}"
+class RenderChoice(enum.StrEnum):
+    auto = "auto"
+    always = "always"
+    never = "never"
 
 
 @app.command("fetch")
@@ -54,31 +54,45 @@ def fetch_command(
         typer.Option("--max-tokens", min=1, help=f"Most tokens to show ({TOKENIZER_NAME}; default 2000 with --query)."),
     ] = None,
     raw: Annotated[bool, typer.Option("--raw", help="The page source as sent, not extracted.")] = False,
+    render: Annotated[
+        RenderChoice,
+        typer.Option("--render", help="Run the page in a browser: auto (when the plain read fails), always, never."),
+    ] = RenderChoice.auto,
+    wait_for: Annotated[
+        str | None, typer.Option("--wait-for", help="A CSS selector to wait for in the browser (implies rendering).")
+    ] = None,
+    scroll: Annotated[
+        int, typer.Option("--scroll", min=0, max=MAX_SCROLL, help="Screens to scroll in a browser (implies it).")
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="The result envelope as JSON.")] = False,
 ) -> None:
     """A URL's main content as markdown (paged), or the passages that answer --query."""
     settings = load_settings(as_json=as_json)
+    if settings.fetch.in_process_bytes is None:  # one page: starting the workers costs more than reading it
+        settings.fetch.in_process_bytes = ONE_SHOT_IN_PROCESS_BYTES
     target = with_scheme(url)
-    if target != url.strip():
-        note(f"no scheme given: fetching {target}", "dim")
     started = time.perf_counter()
     try:
         with activity(f"fetching {target}"):
             page = run(
                 with_runtime(
                     settings,
-                    lambda runtime: runtime.fetcher.fetch(
-                        target,
+                    lambda runtime: fetch_typed(
+                        runtime.fetcher,
+                        url,
                         max_length=max_length,
                         start_index=start_index,
                         raw=raw,
                         query=query,
                         max_tokens=max_tokens,
+                        render=render.value,
+                        wait_for=wait_for,
+                        scroll=scroll,
                     ),
                 )
             )
     except WeblensError as exc:
-        fail_from(exc, as_json=as_json)
+        fail_from(exc, as_json=as_json, started=started)
     result = ToolResult.success(
         render_page(page),
         data=page.model_dump(mode="json"),
@@ -93,7 +107,8 @@ def fetch_command(
         if page.title:
             console.print(page.title, style="bold")
         size = f" · {page.tokens} tokens ({page.tokenizer})" if page.tokens is not None else ""
-        console.print(f"{page.final_url} · HTTP {page.status} · {page.content_type}{size}", style="dim")
+        how = f" · rendered in {page.render_ms} ms ({page.render_reason})" if page.rendered else ""
+        console.print(f"{page.final_url} · HTTP {page.status} · {page.content_type}{size}{how}", style="dim")
     if page.note:
         note(page.note, "yellow")
     typer.echo(page.content)

@@ -12,7 +12,6 @@ from typing import Annotated
 import typer
 
 from weblens.cli import command_app
-from weblens.cli.fetch import with_scheme
 from weblens.cli.output import emit_result, fail_from, note
 from weblens.cli.progress import activity
 from weblens.cli.runner import run, with_runtime
@@ -21,6 +20,7 @@ from weblens.errors import WeblensError
 from weblens.result import ToolResult
 from weblens.sites.map import MAX_MAP_URLS
 from weblens.tools.sites import render_map
+from weblens.urls import with_scheme
 
 app = command_app()
 

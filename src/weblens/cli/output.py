@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -29,7 +30,10 @@ if TYPE_CHECKING:
     console: Console
     err_console: Console
 
-__all__ = ["console", "emit", "emit_result", "err_console", "fail", "fail_from", "note", "wants_json"]
+__all__ = [
+    "USAGE_EXIT_CODE", "console", "emit", "emit_result", "err_console", "exit_code_for", "fail", "fail_from", "note",
+    "wants_json",
+]  # fmt: skip
 
 _CONSOLES = {"console": False, "err_console": True}  # name -> on stderr
 
@@ -71,17 +75,35 @@ def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
         render()
 
 
-def fail(message: str, code: ErrorCode = "internal_error", exit_code: int = 1, *, as_json: bool = False) -> NoReturn:
-    """Say what went wrong: one line on stderr, or the JSON envelope on stdout when asked; then exit."""
+
+
+USAGE_EXIT_CODE = 2
+"""Bad usage or a bad setting (README: exit codes); 1 is work that failed."""
+_USAGE_ERRORS = ("validation_error", "not_configured")
+
+
+def exit_code_for(code: ErrorCode) -> int:
+    return USAGE_EXIT_CODE if code in _USAGE_ERRORS else 1
+
+
+def fail(
+    message: str, code: ErrorCode = "internal_error", exit_code: int | None = None, *, as_json: bool = False
+) -> NoReturn:
+    """Say what went wrong: one line on stderr, or the JSON envelope on stdout when asked; then
+    exit (by default 2 for bad usage or a bad setting, else 1)."""
     from weblens.result import ToolResult
 
-    _report_failure(ToolResult.failure(code, message), as_json, exit_code)
+    _report_failure(ToolResult.failure(code, message), as_json, exit_code or exit_code_for(code))
 
 
-def fail_from(exc: WeblensError, *, as_json: bool = False) -> NoReturn:
+def fail_from(exc: WeblensError, *, as_json: bool = False, started: float | None = None) -> NoReturn:
+    """Report `exc`; `started` (a `time.perf_counter()` reading) fills the envelope's `duration_ms`."""
     from weblens.result import ToolResult
 
-    _report_failure(ToolResult.from_exception(exc), as_json, 1)
+    result = ToolResult.from_exception(exc)
+    if started is not None:
+        result.duration_ms = (time.perf_counter() - started) * 1000
+    _report_failure(result, as_json, exit_code_for(exc.code))
 
 
 def _report_failure(result: ToolResult, as_json: bool, exit_code: int) -> NoReturn:
@@ -96,7 +118,8 @@ def _report_failure(result: ToolResult, as_json: bool, exit_code: int) -> NoRetu
 def emit_result(result: ToolResult, as_json: bool, render: Callable[[], None] | None = None) -> None:
     """Print a tool result; a failure says its code and exits non-zero, in JSON too."""
     if not result.ok:
-        _report_failure(result, wants_json(as_json), 1)
+        assert result.error is not None
+        _report_failure(result, wants_json(as_json), exit_code_for(result.error.code))
     if wants_json(as_json):
         print_json(result.model_dump(mode="json"))
         return

@@ -49,7 +49,7 @@ def search(
                 )
             )
     except WeblensError as exc:
-        fail_from(exc, as_json=json_out)
+        fail_from(exc, as_json=json_out, started=started)
     result = standard(response)  # the text a model reads
     result.data = response.model_dump(mode="json")
     result.duration_ms = (time.perf_counter() - started) * 1000

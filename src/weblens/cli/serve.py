@@ -2,7 +2,7 @@
 
 Before serving it says where, and whether a model is configured — and if not, the
 variables that connect one (the page still works: its tools panel runs search, fetch
-and weather directly).
+and weather directly) — and which browser renders pages, or how to get one.
 """
 
 from __future__ import annotations
@@ -16,10 +16,22 @@ from weblens.cli import command_app
 from weblens.cli.listen import bind, check_port, serve_on, url_of
 from weblens.cli.output import fail, fail_from, note
 from weblens.cli.settings import load_settings
-from weblens.errors import WeblensError
+from weblens.config import Settings
+from weblens.errors import NotConfiguredError, WeblensError
 from weblens.mcp.http import is_loopback
 
 app = command_app()
+
+
+def rendering_status(settings: Settings) -> str:
+    """One line: which browser renders pages (started on first need), or how to get one."""
+    from weblens.browser.locate import choose_browser
+
+    try:
+        choice = choose_browser(settings.browser)
+    except NotConfiguredError as exc:
+        return f"rendering: off — {exc.message}"
+    return f"rendering: {choice.describe()}, started when a page needs it"
 
 
 @app.command()
@@ -54,4 +66,5 @@ def serve(
         for name, variables in MODEL_RECIPES:
             note(f"  {name + ':':8} {variables}")
         note("  (in the environment, .env, or [llm] in weblens.toml)", "dim")
-    serve_on(sock, application, settings.server)
+    note(rendering_status(settings))
+    serve_on(sock, application, settings.server, before_shutdown=application.state.end_answers)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from weblens.cli.output import fail, note
 from weblens.config import ENV_PREFIX, Settings, config_file_path, env_name, get_settings
+from weblens.config_file import config_text, read_config
 from weblens.errors import NotConfiguredError
 from weblens.redact import redact_text
 
@@ -65,8 +66,8 @@ def _dotenv() -> dict[str, str | None]:
 def _toml_line(path: Path, loc: tuple[str, ...]) -> int | None:
     """The line of `loc` (section path, then key) in a TOML file, found by reading it as text."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
+        lines = config_text(path, warn=False).splitlines()
+    except NotConfiguredError:
         return None
     *tables, key = loc
     table: list[str] = []
@@ -184,8 +185,8 @@ def unknown_keys() -> list[str]:
     path = config_file_path()
     if path is not None and path.is_file():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = read_config(path, warn=False)
+        except (NotConfiguredError, tomllib.TOMLDecodeError):
             data = {}
         for problem in _unknown_in(data, Settings, ()):
             warnings.append(f"{path}: {problem} (ignored)")

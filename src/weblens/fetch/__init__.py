@@ -12,8 +12,9 @@ from typing import Any
 
 from weblens.fetch.document import Document, Page
 from weblens.fetch.fetcher import Fetcher, fetch, fetch_document
+from weblens.fetch.fetcher import take_screenshot as screenshot
 
-__all__ = ["Document", "Fetcher", "Page", "fetch", "fetch_document"]
+__all__ = ["Document", "Fetcher", "Page", "fetch", "fetch_document", "screenshot"]
 
 
 class _CallableModule(types.ModuleType):

@@ -28,7 +28,7 @@ from weblens.net.guarded import guarded_client, is_guarded
 from weblens.net.ssrf import Resolver, SsrfGuard, default_port
 from weblens.progress import report
 
-__all__ = ["Downloaded", "download", "fetch_client", "guard_for", "read_capped"]
+__all__ = ["Downloaded", "download", "fetch_client", "guard_for", "read_capped", "status_error"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHALLENGE_STATUSES = frozenset({403, 503})  # what bot-check services answer with
@@ -65,7 +65,8 @@ def fetch_client(config: FetchConfig, guard: SsrfGuard) -> httpx.AsyncClient:
     )
 
 
-def _status_error(status: int, url: str, headers: httpx.Headers) -> WeblensError:
+def status_error(status: int, url: str, headers: httpx.Headers) -> WeblensError:
+    """The error for an HTTP error status of the page itself."""
     said = f"{url} answered HTTP {status}"
     details = {"status": status, "url": url}
     if status in (404, 410):
@@ -170,7 +171,7 @@ async def download(
                 if r.status_code in _CHALLENGE_STATUSES and (wall := await _bot_check(r, str(current))):
                     raise wall
                 if r.status_code >= 400:
-                    raise _status_error(r.status_code, str(current), r.headers)
+                    raise status_error(r.status_code, str(current), r.headers)
                 body = await read_capped(r, config.max_bytes)
                 content_type = r.headers.get("content-type", "")
         return Downloaded(str(url), str(current), r.status_code, content_type, body)

@@ -23,6 +23,12 @@ class _Fetched(BaseModel):
     """What produced the text: trafilatura, text, json, pypdf or raw."""
     note: str | None = None
     """Said when the text is not what it seems, e.g. an empty JavaScript shell."""
+    rendered: bool = False
+    """The text was read from the page as a browser rendered it (JavaScript run)."""
+    render_reason: str | None = None
+    """Why it was rendered ("requested", "javascript_shell", ...); on a plain read, why a render would help."""
+    render_ms: int | None = None
+    """How long the browser took, when it rendered."""
 
 
 class Document(_Fetched):

@@ -23,7 +23,7 @@ _TEXT_TYPES = frozenset(
 _SNIFF_WINDOW = 512
 JS_SHELL_NOTE = (
     "The page holds no readable text: it looks like a JavaScript application whose content is "
-    "built in the browser, which weblens does not run. Try another source for this information."
+    "built in the browser."
 )
 EMPTY_NOTE = "The page holds no readable text."
 
@@ -36,6 +36,8 @@ class Extracted:
     byline: str | None = None
     date: str | None = None
     note: str | None = None
+    render_reason: str | None = None
+    """Why a browser would likely read more (`weblens.fetch.render_need`), for `render="auto"`."""
 
 
 def media_type(content_type: str) -> str:
@@ -68,11 +70,14 @@ def _html(body: bytes, content_type: str, url: str, raw: bool) -> Extracted:
     from weblens.fetch.html import SHELL_VISIBLE_CHARS, extract_html
 
     found = extract_html(text, url)  # raises BlockedError for a bot check or consent wall
+    from weblens.fetch.render_need import render_reason
+
     note = found.note
     if not found.content:
         shell = found.visible_chars < SHELL_VISIBLE_CHARS and "<script" in text.lower()
         note = JS_SHELL_NOTE if shell else EMPTY_NOTE
-    return Extracted(found.content, found.method, found.title, found.byline, found.date, note)
+    reason = render_reason(text, found.content, found.visible_chars, found.method)
+    return Extracted(found.content, found.method, found.title, found.byline, found.date, note, reason)
 
 
 def _json(body: bytes, content_type: str) -> Extracted:

@@ -11,20 +11,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Literal, get_args
 
 import httpx
 
+from weblens.browser import HOW_TO_GET_ONE, MAX_SCROLL, BrowserPool, Screenshot, render, screenshot
 from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
-from weblens.errors import ToolTimeoutError, ToolValidationError, WeblensError
-from weblens.fetch.client import Downloaded, download, fetch_client, guard_for
+from weblens.errors import NotConfiguredError, TooLargeError, ToolTimeoutError, ToolValidationError, WeblensError
+from weblens.fetch.client import Downloaded, download, fetch_client, guard_for, status_error
 from weblens.fetch.document import Document, Page
 from weblens.fetch.extract import Extracted, extract
 from weblens.fetch.reading import read_page
+from weblens.fetch.render_need import RENDER_REASONS
 from weblens.fetch.robots import RobotsPolicy
 from weblens.fetch.tokens import TokenCounter, o200k
+from weblens.loops import loop_local
+from weblens.metrics import Metrics
 from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
@@ -38,7 +43,11 @@ from weblens.workers import (
     default_size,
 )
 
-__all__ = ["WORKER_PRELOAD", "Fetcher", "fetch", "fetch_document", "worker_pool"]
+__all__ = ["WORKER_PRELOAD", "Fetcher", "RenderMode", "fetch", "fetch_document", "take_screenshot", "worker_pool"]
+
+RenderMode = Literal["auto", "always", "never"]
+"""auto: render only when the plain read fails (an empty JavaScript shell, ...); always; never."""
+_RENDERED_TYPE = "text/html; charset=utf-8"
 
 _NAMESPACE = "fetch"
 MAX_QUERY_CHARS = 1_000
@@ -63,6 +72,28 @@ def _read_in_worker(read: Callable[..., Page]) -> Page:
     return read(counter=o200k())
 
 
+def _document(got: Downloaded, out: Extracted, **rendering: object) -> Document:
+    return Document(
+        url=got.url,
+        final_url=got.final_url,
+        status=got.status,
+        content_type=got.content_type,
+        title=out.title,
+        byline=out.byline,
+        date=out.date,
+        content=out.content,
+        extractor=out.extractor,
+        total_length=len(out.content),
+        note=out.note,
+        **rendering,
+    )
+
+
+def _noted(document: Document, note: str) -> Document:
+    """`document` with `note` added to what it already says."""
+    return document.model_copy(update={"note": f"{document.note} {note}" if document.note else note})
+
+
 @contextlib.asynccontextmanager
 async def _within(deadline: float, target: httpx.URL, limit: float) -> AsyncIterator[None]:
     try:
@@ -83,7 +114,8 @@ class Fetcher(AsyncClosing):
     `tokenizer` counts `max_tokens` budgets; by default o200k_base, loaded on first use.
     `workers` run decoding, extraction and the reading of long documents under a hard
     deadline (`fetch.extract_timeout`); without one, the fetcher builds its own pool
-    (`fetch.workers`) and closes it in `aclose()`.
+    (`fetch.workers`) and closes it in `aclose()`. Pages up to `fetch.in_process_bytes` are
+    read in a thread of this process instead (a one-shot command need not start the pool).
     """
 
     def __init__(
@@ -96,6 +128,7 @@ class Fetcher(AsyncClosing):
         tokenizer: TokenCounter | None = None,
         policy: DomainPolicy | None = None,
         workers: WorkerPool | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.settings = settings
         self.cache = cache
@@ -103,6 +136,7 @@ class Fetcher(AsyncClosing):
         self._default_tokenizer = tokenizer is None  # then a worker can count with its own copy
         self._own_workers = workers is None
         self.workers = workers if workers is not None else worker_pool(settings)
+        self._in_process = WorkerPool(0)  # a thread: for pages up to `fetch.in_process_bytes`
         self.guard = guard_for(settings.fetch, resolver)
         self.policy = policy if policy is not None else settings.policy.domains()
         self._own: LazyClient | None = None
@@ -111,6 +145,8 @@ class Fetcher(AsyncClosing):
             self._http = self._own = LazyClient(lambda: fetch_client(settings.fetch, self.guard))
         else:
             self._http = getter_for(client)
+        self.browser = BrowserPool.for_fetches(settings, self.guard, self._http, self.policy.check, metrics=metrics)
+        """Renders pages that need a browser; nothing starts before the first render."""
         self._own_cache: Cache | None = None
 
     @classmethod
@@ -142,6 +178,7 @@ class Fetcher(AsyncClosing):
         return self._tokenizer
 
     async def aclose(self) -> None:
+        await self.browser.aclose()
         if self._own is not None:
             await self._own.aclose()
         if self._own_workers:
@@ -157,61 +194,166 @@ class Fetcher(AsyncClosing):
         timeout: float | None = None,
         respect_robots: bool | None = None,
         use_cache: bool = True,
+        render: RenderMode = "auto",
+        wait_for: str | None = None,
+        scroll: int = 0,
     ) -> tuple[Document, bool]:
         """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
-        config = self.settings.fetch
-        guard = self.guard
-        target = guard.check_url(url)
-        self.policy.check(str(target))
+        if render not in get_args(RenderMode):
+            raise ToolValidationError(f"render must be one of auto, always or never, not {render!r}")
+        if not 0 <= scroll <= MAX_SCROLL:
+            raise ToolValidationError(f"scroll must be between 0 and {MAX_SCROLL} screens")
         if timeout is not None and timeout <= 0:
             raise ToolValidationError("timeout must be positive")
-        limit = config.timeout if timeout is None else min(timeout, config.timeout)
-        http = self.http
-        # one deadline for the robots.txt check and the download: neither may outlast `limit`
+        if (wait_for or scroll) and render == "never":
+            raise ToolValidationError("wait_for and scroll need a browser: use render='auto' or 'always'")
+        target = self.guard.check_url(url)
+        self.policy.check(str(target))
+        if render == "always" or wait_for or scroll:
+            return await self._rendered(target, "requested", raw, timeout, respect_robots, use_cache, wait_for, scroll)
+        plain, cached = await self._plain(target, raw, timeout, respect_robots, use_cache)
+        reason = plain.render_reason
+        if reason is None or raw:
+            return plain, cached
+        if render == "never":
+            return _noted(plain, f"It was not rendered (render='never'); {RENDER_REASONS[reason]}."), cached
+        try:
+            rendered, rendered_cached = await self._rendered(
+                target, reason, raw, timeout, respect_robots, use_cache, None, 0
+            )
+        except NotConfiguredError:
+            return _noted(plain, f"{RENDER_REASONS[reason]}; a browser would read it: {HOW_TO_GET_ONE}."), cached
+        except WeblensError as exc:
+            return _noted(plain, f"{RENDER_REASONS[reason]}; rendering it in a browser failed: {exc.message}"), cached
+        if len(rendered.content.strip()) <= len(plain.content.strip()):
+            return _noted(plain, "Rendered in a browser, it showed no more text."), cached
+        return rendered, rendered_cached
+
+    async def screenshot(
+        self,
+        url: str,
+        *,
+        full_page: bool = False,
+        image_format: Literal["png", "jpeg"] = "png",
+        quality: int | None = None,
+        wait_for: str | None = None,
+        timeout: float | None = None,
+    ) -> Screenshot:
+        """A screenshot of `url`, under the same guard, policy and deadline as a render (never cached)."""
+        if image_format not in ("png", "jpeg"):
+            raise ToolValidationError(f"format must be png or jpeg, not {image_format!r}")
+        if quality is not None and not 1 <= quality <= 100:
+            raise ToolValidationError("quality must be between 1 and 100")
+        if timeout is not None and timeout <= 0:
+            raise ToolValidationError("timeout must be positive")
+        target = self.guard.check_url(url)
+        self.policy.check(str(target))
+        self.browser.choice()
+        config = self.settings.fetch
+        limit = config.render_timeout if timeout is None else min(timeout, config.render_timeout)
         deadline = asyncio.get_running_loop().time() + limit
-        robots = None
-        if config.respect_robots if respect_robots is None else respect_robots:
-            robots = RobotsPolicy(http, self.cache, config.user_agent, config.cache_ttl_s)
-            async with _within(deadline, target, limit):
-                if not is_guarded(http):  # a caller's own client: check the name before robots.txt is asked
-                    await guard.resolve(target.host, target.port or default_port(target.scheme))
-                await robots(target)
+        await self.guard.check_target(target)
+        shot = await screenshot(
+            self.browser, str(target), deadline=deadline, full_page=full_page, image_format=image_format,
+            quality=quality, wait_for=wait_for,
+        )  # fmt: skip
+        self.policy.check(shot.final_url)
+        return shot
 
-        async def compute() -> dict[str, object]:
-            async with _within(deadline, target, limit):
-                got = await download(
-                    target, client=http, guard=guard, config=config, robots=robots, policy=self.policy.check
-                )
-            document = await self.read(got, raw=raw, deadline=deadline)
-            return document.model_dump()
-
+    def _key(self, target: httpx.URL, raw: bool, *rendering: object) -> str:
         # the policy is part of the key: a page fetched under a looser guard is not served to a stricter one
-        key = cache_key(str(target), raw, config.allow_private, sorted(config.allowed_hosts))
+        config = self.settings.fetch
+        return cache_key(str(target), raw, config.allow_private, sorted(config.allowed_hosts), *rendering)
+
+    async def _robots(
+        self, http: httpx.AsyncClient, target: httpx.URL, respect_robots: bool | None, deadline: float, limit: float
+    ) -> RobotsPolicy | None:
+        """robots.txt checked for `target` when asked (within the call's deadline); the policy for later hops."""
+        config = self.settings.fetch
+        if not (config.respect_robots if respect_robots is None else respect_robots):
+            return None
+        robots = RobotsPolicy(http, self.cache, config.user_agent, config.cache_ttl_s)
+        async with _within(deadline, target, limit):
+            if not is_guarded(http):  # a caller's own client: check the name before robots.txt is asked
+                await self.guard.resolve(target.host, target.port or default_port(target.scheme))
+            await robots(target)
+        return robots
+
+    async def _cached(
+        self, key: str, compute: Callable[[], Awaitable[dict[str, object]]], use_cache: bool
+    ) -> tuple[Document, bool]:
         data, cached = await self.cache.get_or_compute(
-            _NAMESPACE, key, config.cache_ttl_s, compute, use_cache=use_cache
+            _NAMESPACE, key, self.settings.fetch.cache_ttl_s, compute, use_cache=use_cache
         )
         document = Document.model_validate(data)
         self.policy.check(document.final_url)  # a cached page may have been redirected where policy now forbids
         return document, cached
 
-    async def read(self, got: Downloaded, *, raw: bool = False, deadline: float | None = None) -> Document:
+    async def _plain(
+        self, target: httpx.URL, raw: bool, timeout: float | None, respect_robots: bool | None, use_cache: bool
+    ) -> tuple[Document, bool]:
+        """The page as a browser without JavaScript reads it."""
+        config = self.settings.fetch
+        limit = config.timeout if timeout is None else min(timeout, config.timeout)
+        http = self.http
+        # one deadline for the robots.txt check and the download: neither may outlast `limit`
+        deadline = asyncio.get_running_loop().time() + limit
+        robots = await self._robots(http, target, respect_robots, deadline, limit)
+
+        async def compute() -> dict[str, object]:
+            async with _within(deadline, target, limit):
+                got = await download(
+                    target, client=http, guard=self.guard, config=config, robots=robots, policy=self.policy.check
+                )
+            out = await self._extract(got, raw, deadline)
+            return _document(got, out, render_reason=out.render_reason).model_dump()
+
+        return await self._cached(self._key(target, raw), compute, use_cache)
+
+    async def _rendered(
+        self,
+        target: httpx.URL,
+        reason: str,
+        raw: bool,
+        timeout: float | None,
+        respect_robots: bool | None,
+        use_cache: bool,
+        wait_for: str | None,
+        scroll: int,
+    ) -> tuple[Document, bool]:
+        """The page as the browser rendered it; every request it made went through the guard proxy."""
+        config = self.settings.fetch
+        limit = config.render_timeout if timeout is None else min(timeout, config.render_timeout)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        self.browser.choice()  # no browser: not_configured, before anything is downloaded
+        await self._robots(self.http, target, respect_robots, deadline, limit)
+
+        async def compute() -> dict[str, object]:
+            await self.guard.check_target(target)  # a clear refusal now rather than a failed page load
+            page = await render(self.browser, str(target), deadline=deadline, wait_for=wait_for, scroll=scroll)
+            if page.status >= 400:
+                raise status_error(page.status, page.final_url, httpx.Headers())
+            self.policy.check(page.final_url)
+            body = page.html.encode()
+            if len(body) > config.max_bytes:
+                raise TooLargeError(
+                    f"the rendered page {page.final_url} is larger than the {config.max_bytes:,} byte cap "
+                    "(fetch.max_bytes)"
+                )
+            got = Downloaded(str(target), page.final_url, page.status, _RENDERED_TYPE, body)
+            out = await self._extract(got, raw, loop.time() + config.extract_timeout)
+            if page.notes:
+                out.note = " ".join(filter(None, (out.note, *(f"{n[0].upper()}{n[1:]}." for n in page.notes))))
+            document = _document(got, out, rendered=True, render_reason=reason, render_ms=round(page.seconds * 1000))
+            return document.model_dump()
+
+        return await self._cached(self._key(target, raw, "rendered", wait_for, scroll), compute, use_cache)
+
+    async def read(self, got: Downloaded, *, raw: bool = False) -> Document:
         """The document in a body downloaded elsewhere (a crawl), read in a worker like a fetched one."""
-        if deadline is None:
-            deadline = asyncio.get_running_loop().time() + self.settings.fetch.extract_timeout
-        out = await self._extract(got, raw, deadline)
-        return Document(
-            url=got.url,
-            final_url=got.final_url,
-            status=got.status,
-            content_type=got.content_type,
-            title=out.title,
-            byline=out.byline,
-            date=out.date,
-            content=out.content,
-            extractor=out.extractor,
-            total_length=len(out.content),
-            note=out.note,
-        )
+        out = await self._extract(got, raw, asyncio.get_running_loop().time() + self.settings.fetch.extract_timeout)
+        return _document(got, out, render_reason=out.render_reason)
 
     async def _extract(self, got: Downloaded, raw: bool, deadline: float) -> Extracted:
         """`extract` in a worker, within `fetch.extract_timeout` and what is left of the fetch's deadline."""
@@ -222,8 +364,10 @@ class Fetcher(AsyncClosing):
                                    retryable=False)  # fmt: skip
         done = f"downloaded {len(got.body):,} bytes from {got.final_url}"
         work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw)
+        small = self.settings.fetch.in_process_bytes or 0
+        in_process = 0 < len(got.body) <= small
         try:
-            return await self.workers.run(work, timeout=limit)
+            return await (self._in_process if in_process else self.workers).run(work, timeout=limit)
         except WorkerTimeoutError:
             raise ToolTimeoutError(
                 f"{done}; extracting its text took longer than {limit:g} s, so it was stopped "
@@ -272,6 +416,9 @@ class Fetcher(AsyncClosing):
         timeout: float | None = None,
         respect_robots: bool | None = None,
         use_cache: bool = True,
+        render: RenderMode = "auto",
+        wait_for: str | None = None,
+        scroll: int = 0,
     ) -> Page:
         """One page of `url`'s text; see the module-level `fetch`."""
         if max_length is not None and max_length <= 0:
@@ -284,8 +431,9 @@ class Fetcher(AsyncClosing):
         if query is not None and len(query) > MAX_QUERY_CHARS:
             raise ToolValidationError(f"query must be at most {MAX_QUERY_CHARS} characters")
         document, cached = await self.document(
-            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache
-        )
+            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache, render=render,
+            wait_for=wait_for, scroll=scroll,
+        )  # fmt: skip
         if start_index > document.total_length and start_index > 0:
             raise ToolValidationError(
                 f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
@@ -329,7 +477,10 @@ async def _using(
     cache: Cache | None,
     resolver: Resolver | None,
 ) -> AsyncIterator[Fetcher]:
-    """`fetcher`, or one built for this call and closed after it."""
+    """`fetcher`; without it or anything to build one from, the event loop's shared one;
+    else one built for this call and closed after it."""
+    if fetcher is None and settings is None and client is None and cache is None and resolver is None:
+        fetcher = loop_local("fetch.fetcher", Fetcher.from_settings)
     if fetcher is not None:
         yield fetcher
         return
@@ -349,10 +500,16 @@ async def fetch_document(
     resolver: Resolver | None = None,
     use_cache: bool = True,
     fetcher: Fetcher | None = None,
+    render: RenderMode = "auto",
+    wait_for: str | None = None,
+    scroll: int = 0,
 ) -> tuple[Document, bool]:
     """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
     async with _using(fetcher, settings, client, cache, resolver) as using:
-        return await using.document(url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache)
+        return await using.document(
+            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache, render=render,
+            wait_for=wait_for, scroll=scroll,
+        )  # fmt: skip
 
 
 async def fetch(
@@ -371,6 +528,9 @@ async def fetch(
     resolver: Resolver | None = None,
     use_cache: bool = True,
     fetcher: Fetcher | None = None,
+    render: RenderMode = "auto",
+    wait_for: str | None = None,
+    scroll: int = 0,
 ) -> Page:
     """Fetch `url` and return one page of its text (markdown for HTML).
 
@@ -382,10 +542,16 @@ async def fetch(
     heading path and offsets (`page.passages`). The extracted document is cached
     (`fetch.cache_ttl_s`), so the next page, or another query, costs no request. `timeout` may lower the
     configured total (`fetch.timeout`), never raise it. Pass `fetcher=runtime.fetcher`
-    (a `weblens.Runtime`) to share its client and cache; otherwise a fetcher is built from
-    `settings`, `client`, `cache` and `resolver` for this call and closed afterwards.
-    Raises `WeblensError` subclasses (`blocked`, `too_large`, `unsupported_content`,
-    `not_found`, `timeout`, `upstream_error`, ...).
+    (a `weblens.Runtime`) to share its client and cache; given `settings`, `client`, `cache`
+    or `resolver`, a fetcher is built from them for this call and closed afterwards; given
+    none of these, calls in one event loop share one fetcher (built on first use, closed
+    when the loop shuts down).
+    `render`: "auto" (default) renders the page in a browser only when the plain read fails
+    (an empty JavaScript shell, a notice asking for JavaScript, an empty app root, scripts far
+    outweighing the text); "always" renders, "never" does not. `wait_for` (a CSS selector) and
+    `scroll` (screens) shape the render and imply it. The page says `rendered`, `render_reason`
+    and `render_ms`. Raises `WeblensError` subclasses (`blocked`, `too_large`, `unsupported_content`,
+    `not_found`, `timeout`, `upstream_error`, `not_configured` for render="always" without a browser, ...).
     """
     async with _using(fetcher, settings, client, cache, resolver) as using:
         return await using.fetch(
@@ -398,4 +564,28 @@ async def fetch(
             timeout=timeout,
             respect_robots=respect_robots,
             use_cache=use_cache,
+            render=render,
+            wait_for=wait_for,
+            scroll=scroll,
+        )
+
+
+async def take_screenshot(
+    url: str,
+    *,
+    full_page: bool = False,
+    image_format: Literal["png", "jpeg"] = "png",
+    quality: int | None = None,
+    wait_for: str | None = None,
+    timeout: float | None = None,
+    settings: Settings | None = None,
+    fetcher: Fetcher | None = None,
+) -> Screenshot:
+    """A PNG (or JPEG) of `url` as a browser shows it: `shot.image` (bytes), `shot.width`,
+    `shot.height`. The viewport (1280×800), or with `full_page` the whole page cut at
+    `browser.max_screenshot_height`. Every request the page makes goes through the SSRF guard
+    and the domain policy; `not_configured` says how to get a browser when there is none."""
+    async with _using(fetcher, settings, None, None, None) as using:
+        return await using.screenshot(
+            url, full_page=full_page, image_format=image_format, quality=quality, wait_for=wait_for, timeout=timeout
         )

@@ -216,6 +216,41 @@ def _clean_markdown(text: str) -> str:
     return "```".join(parts).strip()
 
 
+def _fence_one_line_code(tree: lxml_html.HtmlElement) -> None:
+    """End each one-line `<pre>` with a line break: trafilatura writes code without one as inline
+    code, so a command on its own line would read as part of the paragraph around it."""
+    for pre in tree.iter("pre"):
+        text = pre.text_content()
+        if "\n" in text or not text.strip():
+            continue
+        inner = pre[0] if len(pre) == 1 and not (pre.text or "").strip() and not (pre[0].tail or "").strip() else pre
+        if len(inner):
+            inner[-1].tail = (inner[-1].tail or "") + "\n"
+        else:
+            inner.text = (inner.text or "") + "\n"
+
+
+def _separate_fences(text: str) -> str:
+    """A blank line before and after each fenced block: trafilatura glues the next block (a
+    table, a paragraph) to a closing fence, and a table without a blank line above is not one."""
+    out: list[str] = []
+    fence = ""
+    closed = False
+    for line in text.split("\n"):
+        marker = line.strip()
+        if closed and marker:
+            out.append("")
+        closed = False
+        if not fence and marker.startswith("```"):
+            if out and out[-1].strip():
+                out.append("")
+            fence = marker[: len(marker) - len(marker.lstrip("`"))]
+        elif fence and marker.startswith(fence) and not marker.strip("`"):
+            fence, closed = "", True
+        out.append(line)
+    return "\n".join(out)
+
+
 def _words(text: str) -> int:
     return len(text.split())
 
@@ -224,7 +259,7 @@ def _markdown(page: lxml_html.HtmlElement, url: str | None, *, fast: bool = True
     body = trafilatura.extract(
         page, url=url, fast=fast, include_comments=False, include_tables=True, output_format="markdown"
     )
-    return _clean_markdown(body or "")
+    return _separate_fences(_clean_markdown(body or ""))
 
 
 def _covers(posts: str, content: str) -> bool:
@@ -278,6 +313,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     if sum(1 for _ in tree.iter()) > _MAX_ELEMENTS:
         return HtmlExtract(_page_text(tree), title, byline, date, method="page-text", visible_chars=visible_chars)
     declared = page_kind(tree, meta.get("og:type"))
+    _fence_one_line_code(tree)
     content, method = _markdown(tree, url), "trafilatura"
     if _words(content) < _SECOND_OPINION_SHARE * _words(shown):
         content = _markdown(tree, url, fast=False)

@@ -148,6 +148,7 @@ def to_call_result(
         # Not as structuredContent: clients check that against the tool's outputSchema even on errors.
         meta[ERROR_KEY] = result.error.model_dump(mode="json")
         return types.CallToolResult(content=content, is_error=True, _meta=meta)
+    content.extend(types.ImageContent(type="image", data=i.data, mime_type=i.mime_type) for i in result.images)
     content.extend(  # only http(s) sources become links a client may render (never `javascript:`, `file:`)
         types.ResourceLink(uri=link, name=source.title or link, title=source.title or None)
         for source in result.sources
@@ -219,10 +220,6 @@ class _CallReporter(logging.Handler):
         self.loop = asyncio.get_running_loop()
         self.thread = threading.get_ident()
 
-    @property
-    def watches(self) -> bool:
-        return self.progress or bool(self.levels)
-
     def __call__(self, progress: Progress) -> None:
         self.latest = progress
         self.changed.set()
@@ -292,11 +289,11 @@ _reporter: ContextVar[_CallReporter | None] = ContextVar("weblens_mcp_reporter",
 @asynccontextmanager
 async def _reporting(ctx: Any, params: types.CallToolRequestParams) -> AsyncIterator[None]:
     """Tell the client how the work in this block goes, as far as it asked (a progress token, log levels)."""
-    meta = params.meta or {}
-    reporter = _CallReporter(ctx, progress=meta.get("progress_token") is not None, levels=_levels_to_send(ctx))
-    if not reporter.watches:
+    progress, levels = (params.meta or {}).get("progress_token") is not None, _levels_to_send(ctx)
+    if not (progress or levels):  # nobody listens: no handler, no task (a 2026-07-28 client by default)
         yield
         return
+    reporter = _CallReporter(ctx, progress=progress, levels=levels)
     token = _reporter.set(reporter)
     source = logging.getLogger("weblens")
     source.addHandler(reporter)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import email.utils
+import socket
+import ssl
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Literal
 
 import httpx
 
@@ -18,8 +21,9 @@ from weblens.errors import (
     UpstreamError,
     WeblensError,
 )
+from weblens.net.ssrf import ResolveError
 
-__all__ = ["error_for_status", "parse_retry_after", "translate_errors"]
+__all__ = ["NetworkFailure", "error_for_status", "network_failure", "parse_retry_after", "translate_errors"]
 
 # Most specific first: the first matching class wins.
 _TRANSLATION: tuple[tuple[type[Exception], type[WeblensError], str, bool], ...] = (
@@ -37,13 +41,53 @@ _TRANSLATION: tuple[tuple[type[Exception], type[WeblensError], str, bool], ...] 
 )
 
 
+NetworkFailure = Literal["dns", "refused", "proxy", "tls"]
+"""Why a connection failed, in `UpstreamError.details["network"]`: what the hint is chosen by."""
+_OFFLINE_HINT = "no DNS or no internet from here? Behind a proxy, set HTTPS_PROXY (and HTTP_PROXY)"
+_HINTS: dict[NetworkFailure, str] = {
+    "dns": _OFFLINE_HINT,
+    "proxy": "check the proxy in HTTPS_PROXY / HTTP_PROXY (address, port, credentials), or unset it",
+    "refused": "nothing is listening there: is the server running and the port right? "
+    "Behind a proxy, set HTTPS_PROXY (and HTTP_PROXY)",
+}
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def network_failure(exc: BaseException) -> NetworkFailure | None:
+    """What kind of connection failure `exc` (an httpx error, or a weblens error raised from one) was."""
+    for cause in _causes(exc):
+        if isinstance(cause, httpx.ProxyError) or type(cause).__name__.startswith("ClientProxy"):
+            return "proxy"
+        if isinstance(cause, ssl.SSLError):
+            return "tls"
+        if isinstance(cause, socket.gaierror | ResolveError):
+            return "dns"
+        if isinstance(cause, ConnectionRefusedError):
+            return "refused"
+    return None
+
+
 def _translate(exc: Exception, what: str) -> WeblensError | None:
     for exc_type, error_cls, template, retryable in _TRANSLATION:
         if isinstance(exc, exc_type):
             message = template.format(what=what, exc=str(exc) or type(exc).__name__)
             if error_cls is ToolValidationError:
                 return ToolValidationError(message, [{"field": "url", "message": message, "type": "url"}])
-            return error_cls(message, retryable=retryable)
+            failure = network_failure(exc) if isinstance(exc, httpx.TransportError) else None
+            if failure is None:
+                return error_cls(message, retryable=retryable)
+            hint = _HINTS.get(failure)
+            return error_cls(
+                f"{message} ({hint})" if hint else message, retryable=retryable, details={"network": failure}
+            )
     return None
 
 

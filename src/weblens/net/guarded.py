@@ -23,7 +23,7 @@ from weblens.net.client import DEFAULT_LIMITS, HttpClient
 from weblens.net.ssrf import ResolveError, SsrfGuard, default_port
 from weblens.net.transport import AiohttpTransport, ProxyTable
 
-__all__ = ["GuardedClient", "GuardedTransport", "guarded_client", "is_guarded"]
+__all__ = ["GuardedClient", "GuardedTransport", "fetch_proxies", "guarded_client", "is_guarded"]
 
 
 class GuardResolver(AbstractResolver):
@@ -95,7 +95,7 @@ def guarded_client(
 
     `proxy` (fetch.proxy) carries every request; without it the environment's proxies do.
     """
-    proxies = ProxyTable.explicit(proxy, source="WEBLENS_FETCH_PROXY") if proxy else ProxyTable.from_environment()
+    proxies = fetch_proxies(proxy)
     return GuardedClient(
         guard,
         transport=GuardedTransport(guard, proxies=proxies, limits=limits or DEFAULT_LIMITS),
@@ -104,6 +104,11 @@ def guarded_client(
         follow_redirects=False,
         trust_env=False,
     )
+
+
+def fetch_proxies(proxy: str | None) -> ProxyTable:
+    """The proxies fetches go through: `proxy` (fetch.proxy) for every URL, else the environment's."""
+    return ProxyTable.explicit(proxy, source="WEBLENS_FETCH_PROXY") if proxy else ProxyTable.from_environment()
 
 
 def is_guarded(client: httpx.AsyncClient) -> bool:

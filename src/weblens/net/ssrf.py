@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 import urllib.parse
 from collections.abc import Awaitable, Callable, Sequence
@@ -19,8 +20,13 @@ import httpx
 
 from weblens.errors import BlockedError, ToolValidationError, UpstreamError
 
-__all__ = ["METADATA_ADDRESSES", "ResolveError", "Resolver", "SsrfGuard", "default_port", "parse_ip", "system_resolver"]
+__all__ = [
+    "METADATA_ADDRESSES", "ResolveError", "Resolver", "SsrfGuard", "default_port", "is_loopback_name", "parse_ip",
+    "system_resolver",
+]  # fmt: skip
 
+_NOT_IN_HOST_NAMES = re.compile(r"[\s%<>\"{}|\\^`]")
+"""Characters no host name or address literal contains (httpx keeps them, percent-encoded)."""
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """Async `(host, port) -> addresses`; tests inject one mapping names to private addresses."""
@@ -183,6 +189,8 @@ class SsrfGuard:
             raise ToolValidationError(f"not a valid URL: {url!s:.200}: bad host name: {exc}") from None
         if not host:
             raise ToolValidationError(f"the URL {url!s:.200} has no host")
+        if _NOT_IN_HOST_NAMES.search(host):  # `not a url at all`: say so rather than ask DNS about it
+            raise ToolValidationError(f"not a valid URL: {url!s:.200}: {host!r} is not a host name")
         ip = parse_ip(host)
         if self.is_allowed_host(host, parsed.port or default_port(parsed.scheme)):
             if ip is not None and _is_metadata(ip):
@@ -190,7 +198,7 @@ class SsrfGuard:
             return parsed
         if ip is not None:
             self.check_ip(ip, host)
-        elif _is_localhost_name(host) and not self.allow_private:
+        elif is_loopback_name(host) and not self.allow_private:
             raise BlockedError(f"refused to fetch: {host} is a loopback name (SSRF guard){ALLOW_HINT}")
         return parsed
 
@@ -240,7 +248,8 @@ class SsrfGuard:
         return addresses
 
 
-def _is_localhost_name(host: str) -> bool:
+def is_loopback_name(host: str) -> bool:
+    """`localhost` and names under `.localhost` (RFC 6761: always the machine itself)."""
     name = host.lower().rstrip(".")
     return name == "localhost" or name.endswith(".localhost")
 

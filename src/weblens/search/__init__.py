@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from weblens.config import Settings, get_settings
+from weblens.loops import loop_local
 from weblens.policy.domains import DomainPolicy
 from weblens.search.models import (
     ProviderAnswer,
@@ -80,10 +81,11 @@ async def search(
     response's `applied` says which were applied how. `policy` narrows the configured
     domain policy for this call; nothing widens it.
 
-    Pass `router=runtime.router` (a `weblens.Runtime`) so that many searches share rate
-    limits, the circuit breaker and in-flight work; without it this call builds a router
-    from `settings` (default: the environment and config file) and closes it afterwards,
-    like `httpx.get` next to a client.
+    Without `router`, `settings` or `client`, calls in one event loop share one router (built
+    from the environment and config file on first use, closed when the loop shuts down), so
+    `asyncio.gather(*(search(q) for q in queries))` shares its connections, rate limits,
+    breaker and in-flight work. Pass `router=runtime.router` (a `weblens.Runtime`) to decide
+    yourself; with `settings` or `client` this call builds a router and closes it afterwards.
     """
     request = make_request(
         query=query,
@@ -97,6 +99,8 @@ async def search(
         safesearch=safesearch,
     )
     options: dict[str, Any] = {"provider": provider, "providers": providers, "policy": policy, "use_cache": cache}
+    if router is None and settings is None and client is None:
+        router = loop_local("search.router", lambda: SearchRouter.from_settings(get_settings()))
     if router is not None:
         return await router.search(request, **options)
     async with SearchRouter.from_settings(settings or get_settings(), client=client) as own:

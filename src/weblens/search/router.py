@@ -35,6 +35,7 @@ from weblens.net.ratelimit import RateLimiters
 from weblens.policy.domains import DomainPolicy
 from weblens.policy.state import LocalPolicyState, PolicyState
 from weblens.progress import report
+from weblens.search.advice import ANOTHER_PROVIDER
 from weblens.search.breaker import CircuitBreaker
 from weblens.search.budget import DailyLimitedProvider
 from weblens.search.fusion import fuse, numbered
@@ -62,6 +63,7 @@ _LOCAL_CODES = (ToolValidationError, NotConfiguredError, MaxUsesExceededError)
 """Failures decided here rather than by the upstream: they do not count against its breaker."""
 
 logger = logging.getLogger("weblens.search")
+
 ProviderChoice = str | Sequence[str] | None
 _Failed = tuple[ProviderFailure, WeblensError | None]
 
@@ -344,7 +346,7 @@ def _combined(failures: list[_Failed]) -> WeblensError:
     """One error for "nobody answered": the only failure as is, or a summary of all of them."""
     raised = [(failure, exc) for failure, exc in failures if exc is not None]
     if len(failures) == 1 and raised:
-        return raised[0][1]
+        return _advised(raised[0][1])
     if not raised:  # every provider was skipped (cooling down, or cannot search this kind)
         summary = "; ".join(f"{f.provider}: {f.message}" for f, _ in failures)
         message = f"no search provider could be asked — {summary}"
@@ -362,4 +364,14 @@ def _combined(failures: list[_Failed]) -> WeblensError:
     error.retry_after_s = min(waits) if waits else None
     error.retryable = any(exc.retryable for _, exc in raised if exc is not None)
     error.details = {**chosen.details, "failures": [f.model_dump() for f, _ in failures]}
-    return error
+    return _advised(error)
+
+
+def _advised(error: WeblensError) -> WeblensError:
+    """A search that could not reach its provider also says that another provider is a way out."""
+    if error.details.get("network") not in ("dns", "refused", "proxy") or ANOTHER_PROVIDER in error.message:
+        return error
+    advised = copy.copy(error)
+    advised.message = f"{error.message}; or configure another search provider: {ANOTHER_PROVIDER}"
+    advised.args = (advised.message,)
+    return advised

@@ -12,6 +12,7 @@ from typing import Any
 from weblens.runtime import Runtime
 from weblens.tool import Tool
 from weblens.tools.fetch import FETCH_FACTORIES
+from weblens.tools.screenshot import SCREENSHOT_FACTORIES
 from weblens.tools.search import SEARCH_FACTORIES
 from weblens.tools.sites import SITES_FACTORIES
 from weblens.tools.think import Think
@@ -41,6 +42,7 @@ FACTORIES: list[Any] = [
     *SEARCH_FACTORIES,
     *FETCH_FACTORIES,
     *SITES_FACTORIES,
+    *SCREENSHOT_FACTORIES,
 ]
 
 

@@ -7,16 +7,18 @@ made for this call, so a page cannot forge the end of its own untrusted block.
 from __future__ import annotations
 
 import secrets
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from weblens.browser import MAX_SCROLL
 from weblens.context import ToolContext
 from weblens.errors import ToolValidationError, UnsupportedContentError
 from weblens.fetch import Page
 from weblens.fetch.fetcher import MAX_QUERY_CHARS
 from weblens.fetch.selection import gap_marker
 from weblens.fetch.tokens import TOKENIZER_NAME
+from weblens.fetch.typed import fetch_typed
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Retry, Tool
@@ -55,7 +57,7 @@ WEBFETCH_DESCRIPTION = (
 
 
 class WebFetchParams(BaseModel):
-    url: str = Field(description="The http(s) URL to fetch")
+    url: str = Field(description="The http(s) URL to fetch (https:// is assumed when no scheme is given)")
     query: str | None = Field(
         default=None,
         max_length=MAX_QUERY_CHARS,
@@ -85,6 +87,20 @@ class WebFetchParams(BaseModel):
             "a query left out to read it"
         ),
     )
+    render: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description=(
+            "Run the page's JavaScript in a browser: auto (only when the plain read finds an empty app or a "
+            "page asking for JavaScript), always, or never"
+        ),
+    )
+    wait_for: str | None = Field(
+        default=None, max_length=500, description="A CSS selector to wait for in the browser (implies rendering)"
+    )
+    scroll: int = Field(
+        default=0, ge=0, le=MAX_SCROLL,
+        description="Screens to scroll, for content that loads on scroll (implies rendering)",
+    )  # fmt: skip
 
 
 class WebFetchUrlParams(BaseModel):
@@ -127,7 +143,8 @@ def _reading_guide(page: Page) -> list[str]:
 def render_page(page: Page) -> str:
     """What the model reads: weblens' words on what this is and how to read on, then, inside
     the fence, everything the server and the page wrote (address, type, title, byline, text)."""
-    head = [f"Fetched (HTTP {page.status}, text by {page.extractor}).", *_reading_guide(page)]
+    how = f"rendered in a browser in {page.render_ms} ms, " if page.rendered else ""
+    head = [f"Fetched (HTTP {page.status}, {how}text by {page.extractor}).", *_reading_guide(page)]
     if page.tokens is not None:
         head.append(f"Text: {page.tokens} tokens ({page.tokenizer}).")
     if page.note:
@@ -154,18 +171,23 @@ class FetchTool(Tool[Any]):
     """Seed 002: a page with no extractable text is an error rather than an empty success."""
 
     def __init__(self, runtime: Runtime, **overrides: Any) -> None:
-        overrides.setdefault("timeout", runtime.settings.fetch.timeout + _TOOL_MARGIN_S)
+        fetch = runtime.settings.fetch  # a plain read, then (auto) a render: each within its own deadline
+        overrides.setdefault("timeout", fetch.timeout + fetch.render_timeout + _TOOL_MARGIN_S)
         overrides.setdefault("retry", _RETRY)
         super().__init__(**overrides)
         self._runtime = runtime
 
     async def _page(self, params: Any, max_tokens: int | None) -> Page:
-        return await self._runtime.fetcher.fetch(
+        return await fetch_typed(
+            self._runtime.fetcher,
             params.url,
             max_length=getattr(params, "max_length", None),
             start_index=getattr(params, "start_index", 0),
             query=getattr(params, "query", None),
             max_tokens=max_tokens,
+            render=getattr(params, "render", "auto"),
+            wait_for=getattr(params, "wait_for", None),
+            scroll=getattr(params, "scroll", 0),
         )
 
     async def _within(self, params: Any, max_tokens: int) -> tuple[Page, str]:

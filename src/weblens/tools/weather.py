@@ -32,7 +32,7 @@ class WeatherParams(BaseModel):
     )
     days: int = Field(default=0, ge=0, le=MAX_DAYS, description="Days of daily min/max forecast (0 = current only)")
     units: Literal["metric", "imperial"] = Field(
-        default="metric", description="metric (°C, km/h, mm) or imperial (°F, mph, inch)"
+        default="metric", description="metric (°C, km/h, mm) or imperial (°F, mph, in)"
     )
 
     @field_validator("location")

@@ -9,10 +9,29 @@ import { ToolPanel } from "./tools.js";
 
 const $ = (id) => document.getElementById(id);
 
-function showBanner(...parts) {
+const DISMISSED = "weblens.banner.dismissed";
+
+/** Show `parts` in the banner with a button that dismisses it; a dismissed banner with a `key`
+ * stays dismissed in this browser, so the same advice does not come back on each load. */
+function showBanner(parts, key = "") {
   const banner = $("banner");
-  banner.replaceChildren(...parts);
-  banner.hidden = parts.length === 0;
+  if (key && localStorage.getItem(DISMISSED) === key) {
+    banner.hidden = true;
+    return;
+  }
+  const close = el("button", "dismiss icon", "✕");
+  close.type = "button";
+  close.setAttribute("aria-label", "Dismiss this message");
+  close.addEventListener("click", () => {
+    banner.hidden = true;
+    if (key) localStorage.setItem(DISMISSED, key);
+    if ($("input").disabled) $("toggle-tools").focus();
+    else $("input").focus();
+  });
+  const body = el("div", "banner-body");
+  body.append(...parts);
+  banner.replaceChildren(body, close);
+  banner.hidden = false;
 }
 
 function setTitle(title) {
@@ -42,6 +61,7 @@ const sidebar = new Sidebar({
 
 const chat = new Chat({
   container: $("messages"),
+  scroller: $("scroller"),
   citationCard: $("cite-card"),
   onSession: (session) => {
     history.replaceState(null, "", `#session=${session.session_id}`);
@@ -73,7 +93,7 @@ async function openSession(id) {
   try {
     session = await api("GET", `/api/sessions/${encodeURIComponent(id)}`);
   } catch (error) {
-    showBanner(el("span", null, error.message));
+    showBanner([el("span", null, error.message)]);
     return newChat();
   }
   history.replaceState(null, "", `#session=${session.id}`);
@@ -91,18 +111,42 @@ function newChat() {
   $("input").focus();
 }
 
+/** The banner without a model: one line, and how to connect one folded (open on a wide screen). */
 function connectHelp(status) {
   const box = el("div", "connect");
   box.append(el("strong", null, "No model is connected, so chat is off."));
-  box.append(el("p", null, "To chat, set these (environment, .env, or [llm] in weblens.toml) and restart weblens serve:"));
+  const how = el("details", "connect-how");
+  how.open = !narrow();
+  how.append(el("summary", null, "How to connect a model"));
+  how.append(el("p", null, "Set these (environment, .env, or [llm] in weblens.toml) and restart weblens serve:"));
   const list = el("ul");
   for (const recipe of status.connect || []) {
     const item = el("li");
     item.append(el("span", "recipe-name", `${recipe.name}: `), el("code", null, recipe.settings));
     list.append(item);
   }
-  box.append(list, el("p", null, "Meanwhile the Tools panel runs search, fetch and weather directly."));
+  how.append(list);
+  box.append(how);
   return box;
+}
+
+/** What an empty conversation says: who answers and how, or what works without a model. */
+function emptyState(status) {
+  if (status.chat) {
+    const how = status.tools.length
+      ? `searching and reading the web with ${status.tools.join(", ")}, and cites its sources as [1], [2]…`
+      : "from what it knows: no web tools are available";
+    return [
+      el("h2", null, "Ask anything"),
+      el("p", null, `${status.model} answers, ${how}`),
+      el("p", "muted", "Enter sends, Shift+Enter starts a new line, Esc stops an answer."),
+    ];
+  }
+  return [
+    el("h2", null, "Chat is off until a model is connected"),
+    el("p", null, "The Tools panel works now: run a search, fetch a page or get the weather, and see exactly what a model would read."),
+    el("p", "muted", "weblens serve prints the settings that connect a model when it starts."),
+  ];
 }
 
 $("composer").addEventListener("submit", (event) => {
@@ -142,9 +186,14 @@ document.addEventListener("keydown", (event) => {
 (async () => {
   try {
     const status = await api("GET", "/api/status");
+    $("empty").replaceChildren(...emptyState(status));
+    if (status.model) {
+      $("model-name").textContent = status.model;
+      $("model-name").hidden = false;
+    }
     if (!status.chat) {
-      showBanner(connectHelp(status));
-      $("input").placeholder = "No model connected — see above; the Tools panel works without one.";
+      showBanner([connectHelp(status)], "no-model");
+      $("input").placeholder = "No model connected, so chat is off — the Tools panel works without one.";
       $("input").disabled = true;
       $("send").disabled = true;
     } else {
@@ -154,7 +203,7 @@ document.addEventListener("keydown", (event) => {
     if (!status.chat) tools.open(true, false);
     await sidebar.load();
   } catch (error) {
-    showBanner(el("span", null, error.message));
+    showBanner([el("span", null, error.message)]);
   }
   const match = /session=([0-9a-f]+)/.exec(location.hash);
   if (match) await openSession(match[1]);

@@ -143,8 +143,9 @@ class MessageView {
 }
 
 export class Chat {
-  constructor({ container, citationCard, onSession, onAnswered, onBusy }) {
+  constructor({ container, scroller, citationCard, onSession, onAnswered, onBusy }) {
     this.container = container;
+    this.scroller = scroller || container;
     this.card = citationCard;
     this.onSession = onSession;
     this.onAnswered = onAnswered;
@@ -165,7 +166,7 @@ export class Chat {
   }
 
   scroll() {
-    this.container.scrollTop = this.container.scrollHeight;
+    this.scroller.scrollTop = this.scroller.scrollHeight;
   }
 
   /** Show a saved session; when an answer is still being written there, follow it. */
@@ -253,7 +254,8 @@ export class Chat {
       });
       return true;
     } else if (name === "stopped") {
-      view.finish({ status: "stopped" });
+      // Stop, or the server shutting down: what was written stays, with the sources it cites
+      view.finish({ status: data.status || "stopped", sources: data.sources });
       return true;
     } else if (name === "error") {
       view.finish({ error: data.message });

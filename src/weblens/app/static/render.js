@@ -154,6 +154,7 @@ export function enhanceCode(root) {
       }
       setTimeout(() => { button.textContent = "Copy"; }, 1500);
     });
+    pre.classList.add("has-copy"); // room above the code for the button
     pre.append(button);
   }
 }
@@ -165,6 +166,8 @@ const STATUS_WORDS = {
   verified: "verified: the passage is in the source",
   quote_not_found: "not verified: the quoted passage was not found in the source",
   unknown_source: "not verified: no such source",
+  cited: "cited, not quoted: nothing to verify word for word",
+  unsupported: "unsupported: the source does not seem to say this",
 };
 
 /** What the answer says about citation `number`: its source, and the check of this marker when known

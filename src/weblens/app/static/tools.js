@@ -124,5 +124,8 @@ export class ToolPanel {
       parts.push(list);
     }
     this.result.replaceChildren(...parts);
+    const box = this.result.getBoundingClientRect();
+    const view = (this.result.closest("#scroller") || document.documentElement).getBoundingClientRect();
+    if (box.top < view.top || box.bottom > view.bottom) this.result.scrollIntoView({ block: "start" });
   }
 }

@@ -208,8 +208,11 @@ class HttpProvider:
         """One request under a hard deadline; an error status becomes a weblens error."""
         url = self._urls.get(path)
         if url is None:
-            base = str(self.settings.require(self.name, "base_url")).rstrip("/")
-            url = self._urls[path] = httpx.URL(base + path)
+            base = httpx.URL(str(self.settings.require(self.name, "base_url")))
+            # the path joins the base's path; a query the base carries (`?token=…`) is kept
+            url = self._urls[path] = base.copy_with(path=base.path.rstrip("/") + path)
+        if kwargs.get("params") is not None:  # httpx would replace the base's query, not add to it
+            url = url.copy_merge_params(kwargs.pop("params"))
         client = self._client()
         timeout = self.config.timeout
         started = time.perf_counter()

@@ -19,6 +19,7 @@ import lxml.etree  # type: ignore[import-untyped]
 import lxml.html  # type: ignore[import-untyped]
 
 from weblens.errors import RateLimitedError, UpstreamError, WeblensError
+from weblens.search.advice import ANOTHER_PROVIDER
 from weblens.search.models import ProviderAnswer, SearchRequest, clean_text
 from weblens.search.providers.base import HttpProvider, HttpReply, register
 
@@ -28,6 +29,9 @@ _RESULTS = lxml.etree.XPath('//div[contains(concat(" ", normalize-space(@class),
 _TITLE = lxml.etree.XPath('.//a[contains(concat(" ", normalize-space(@class), " "), " result__a ")]')
 _SNIPPET = lxml.etree.XPath('.//*[contains(concat(" ", normalize-space(@class), " "), " result__snippet ")]')
 _NO_RESULTS = lxml.etree.XPath('boolean(//*[@id="links" or contains(@class, "no-results")])')
+_RELIABLE = (
+    "DuckDuckGo sends many servers bot checks after a few queries; for reliable search set " + ANOTHER_PROVIDER
+)
 _ANOMALY_MARKERS = ("anomaly-modal", "anomaly.js", "challenge-form", "bots use DuckDuckGo")
 _ALL_REGIONS = "wt-wt"
 _BLOCKED_STATUSES = frozenset({403, 418})
@@ -83,7 +87,9 @@ class DuckDuckGoProvider(HttpProvider):
 
     def error(self, reply: HttpReply) -> WeblensError:
         if reply.status in _BLOCKED_STATUSES:  # there is no key: a refusal is bot protection
-            return RateLimitedError(f"duckduckgo refused the request (HTTP {reply.status}); this is not 'no results'")
+            return RateLimitedError(
+                f"duckduckgo refused the request (HTTP {reply.status}); this is not 'no results'. {_RELIABLE}"
+            )
         return super().error(reply)
 
     async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
@@ -95,7 +101,8 @@ class DuckDuckGoProvider(HttpProvider):
         reply = await self.send("POST", "/html/", data=form, headers={"Referer": "https://html.duckduckgo.com/"})
         if reply.status == 202 or any(marker in reply.text for marker in _ANOMALY_MARKERS):
             raise RateLimitedError(
-                f"duckduckgo is rate limiting requests (HTTP {reply.status}, anomaly page); this is not 'no results'"
+                f"duckduckgo is rate limiting requests (HTTP {reply.status}, anomaly page); this is not 'no results'. "
+                + _RELIABLE
             )
         count = self.upstream_count(request)
         items = parse_page(reply.text, count)
