@@ -6,12 +6,15 @@ import gzip
 
 import pytest
 
+from weblens.cache import Cache
+from weblens.config import Settings
 from weblens.errors import ToolValidationError, UrlNotAllowedError
 from weblens.fetch.fetcher import Fetcher
 from weblens.policy import DomainPolicy
 from weblens.sites import map_site
 from weblens.sites.map import MAX_SITEMAP_DEPTH, MAX_SITEMAP_FILES
 from weblens.testing import FakeServer, Reply
+from weblens.testing.dns import MappedResolver
 from weblens.testing.sites import DocsSite
 
 from .conftest import fetcher_for
@@ -131,3 +134,20 @@ async def test_bad_arguments_are_validation_errors(site: DocsSite, fetcher: Fetc
             await map_site(site.url("/"), fetcher=fetcher, **kwargs)  # type: ignore[arg-type]
     with pytest.raises(ToolValidationError):
         await map_site("file:///etc/passwd", fetcher=fetcher)
+
+
+async def test_subdomains_are_kept_only_when_asked():
+    async with FakeServer() as server:
+        port = server.port
+        names = {"docs.test": ["127.0.0.1"], "api.docs.test": ["127.0.0.1"], "other.test": ["127.0.0.1"]}
+        settings = Settings(fetch={"allowed_hosts": [f"{name}:{port}" for name in names], "workers": 1})
+        page = (f"<html><title>Docs</title><body><a href='http://api.docs.test:{port}/ref'>API</a>"
+                f"<a href='http://other.test:{port}/x'>other</a><a href='/guide'>guide</a></body></html>")  # fmt: skip
+        server.route("GET", "/", Reply(body=page, content_type="text/html"))
+        async with Fetcher(settings, cache=Cache(None), resolver=MappedResolver(names)) as fetcher:
+            start = f"http://docs.test:{port}/"
+            narrow = await map_site(start, fetcher=fetcher)
+            wide = await map_site(start, subdomains=True, fetcher=fetcher)
+    assert [e.url for e in narrow.urls] == [start, f"{start}guide"]
+    assert [e.url for e in wide.urls] == [start, f"http://api.docs.test:{port}/ref", f"{start}guide"]
+    assert wide.left_out == {"off_site": 1}
