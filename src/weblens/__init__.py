@@ -41,6 +41,7 @@ if _typing.TYPE_CHECKING:
     from weblens.result import ErrorInfo, Source, ToolError, ToolOk, ToolResult
     from weblens.runtime import Runtime
     from weblens.search import search as search
+    from weblens.sites import crawl, map_site
     from weblens.tool import FunctionTool, Retry, Tool, define_tool
     from weblens.toolset import Toolset
     from weblens.weather import get_weather
@@ -61,6 +62,7 @@ _HOMES = {
     "weblens.tool": ("FunctionTool", "Retry", "Tool", "define_tool"),
     "weblens.toolset": ("Toolset",),
     "weblens.weather": ("get_weather",),
+    "weblens.sites": ("crawl", "map_site"),
 }  # fmt: skip
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 # callable modules: weblens.fetch(...) fetches a page, weblens.search(...) runs a search
@@ -97,11 +99,13 @@ __all__ = [
     "UrlNotAllowedError",
     "WeblensError",
     "__version__",
+    "crawl",
     "define_tool",
     "extract",
     "fetch",
     "get_settings",
     "get_weather",
+    "map_site",
     "screenshot",
     "search",
 ]

@@ -15,6 +15,7 @@ runner = CliRunner()
 INVOCATIONS = [
     ["config"], ["tools"], ["search", "q"], ["fetch", "http://127.0.0.1:9/"], ["weather", "Paris"],
     ["serve", "--port", "0"], ["chat", "hi"], ["mcp", "--transport", "http", "--port", "0"],
+    ["map", "http://127.0.0.1:9/"], ["crawl", "http://127.0.0.1:9/"],
     ["screenshot", "http://127.0.0.1:9/"],
     ["extract", "http://127.0.0.1:9/", "--schema", "schema.json"],
 ]  # fmt: skip

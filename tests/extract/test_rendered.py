@@ -18,14 +18,15 @@ PRODUCT = {"@context": "https://schema.org", "@type": "Product", "name": "Copper
            "offers": {"@type": "Offer", "price": "1309.00", "priceCurrency": "EUR"}}  # fmt: skip
 SHELL = """<!doctype html><html><head><title>Shop</title></head><body><div id="root"></div>
 <script>
-const data = %s;
+const data = DATA;
 const ld = document.createElement("script");
 ld.type = "application/ld+json";
 ld.textContent = JSON.stringify(data);
 document.head.appendChild(ld);
 document.getElementById("root").innerHTML =
-  "<h1>Copper Kettle K-9</h1><p>Price: 1,309.00 EUR. A kettle of hammered copper that boils a litre in four minutes.</p>";
-</script></body></html>""" % json.dumps(PRODUCT)
+  "<h1>Copper Kettle K-9</h1><p>Price: 1,309.00 EUR. A kettle of hammered copper that boils a litre " +
+  "in four minutes.</p>";
+</script></body></html>""".replace("DATA", json.dumps(PRODUCT))
 
 
 def _with_browser(settings: Settings, path: str | None) -> Settings:

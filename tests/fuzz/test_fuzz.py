@@ -46,6 +46,8 @@ TOOLS = [
     "search_web",
     "web_fetch",
     "WebFetch",
+    "web_map",
+    "web_crawl",
     "web_screenshot",
     "web_extract",
 ]

@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "search": ("weblens.cli.search", "Search the web (automatic provider choice with fallback)."),
     "extract": ("weblens.cli.extract", "A JSON Schema's fields from pages, every value checked against its page."),
     "fetch": ("weblens.cli.fetch", "A URL's main content as markdown (paged), or the passages that answer --query."),
+    "map": ("weblens.cli.map", "List a site's URLs (sitemaps, llms.txt, start page links)."),
+    "crawl": ("weblens.cli.crawl", "Read a site's pages politely into markdown files (or to stdout)."),
     "screenshot": ("weblens.cli.screenshot", "Save a screenshot of a web page (PNG or JPEG) as a browser shows it."),
     "weather": ("weblens.cli.weather", "Show the weather for a place (Open-Meteo, no key needed)."),
     "mcp": ("weblens.cli.mcp", "Run the MCP gateway: stdio by default, or streamable HTTP at /mcp."),

@@ -412,6 +412,11 @@ class Fetcher(AsyncClosing):
             return {**kept, "stale": True, "stale_reason": f"{exc.code}: {exc.message}"}, True
         return data, False
 
+    async def read(self, got: Downloaded, *, raw: bool = False) -> Document:
+        """The document in a body downloaded elsewhere (a crawl), read in a worker like a fetched one."""
+        out = await self._extract(got, raw, asyncio.get_running_loop().time() + self.settings.fetch.extract_timeout)
+        return _document(got, out, render_reason=out.render_reason)
+
     async def _extract(self, got: Downloaded, raw: bool, deadline: float) -> Extracted:
         """`extract` in a worker, within `fetch.extract_timeout` and what is left of the fetch's deadline."""
         left = deadline - asyncio.get_running_loop().time()
@@ -498,6 +503,21 @@ class Fetcher(AsyncClosing):
             raise ToolValidationError(
                 f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
             )
+        return await self.page(
+            document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=max_tokens
+        )
+
+    async def page(
+        self,
+        document: Document,
+        cached: bool = False,
+        *,
+        start_index: int = 0,
+        max_length: int | None = None,
+        query: str | None = None,
+        max_tokens: int | None = None,
+    ) -> Page:
+        """One page of a document already read: a slice, or the passages that answer `query`."""
         read = functools.partial(
             read_page,
             document,

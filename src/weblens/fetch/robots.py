@@ -53,7 +53,9 @@ class RobotsPolicy:
         rules, _ = await self._cache.get_or_compute(_NAMESPACE, cache_key(origin), self._ttl, load)
         return rules
 
-    async def __call__(self, url: httpx.URL) -> None:
+    async def rules(self, url: httpx.URL) -> Protego | None:
+        """The parsed robots.txt of `url`'s site (its `Sitemap:` lines, `Crawl-delay`); None when
+        the site has none, which allows everything. BlockedError when it could not be read."""
         origin = f"{url.scheme}://{url.netloc.decode('ascii')}"
         rules = await self._rules(origin)
         status = int(str(rules["status"]))
@@ -63,7 +65,17 @@ class RobotsPolicy:
                 "(respect_robots is on)"
             )
         if status >= 300:
-            return
-        parser = Protego.parse(str(rules["text"]))
-        if not parser.can_fetch(str(url), self._agent):
+            return None
+        return Protego.parse(str(rules["text"]))
+
+    def allows(self, parser: Protego | None, url: str) -> bool:
+        return parser is None or bool(parser.can_fetch(url, self._agent))
+
+    def crawl_delay(self, parser: Protego | None) -> float | None:
+        delay = None if parser is None else parser.crawl_delay(self._agent)
+        return None if delay is None else float(delay)
+
+    async def __call__(self, url: httpx.URL) -> None:
+        parser = await self.rules(url)
+        if not self.allows(parser, str(url)):
             raise BlockedError(f"robots.txt of {url.host} disallows fetching {url.path} (respect_robots is on)")

@@ -15,6 +15,7 @@ from weblens.tools.extract import EXTRACT_FACTORIES
 from weblens.tools.fetch import FETCH_FACTORIES
 from weblens.tools.screenshot import SCREENSHOT_FACTORIES
 from weblens.tools.search import SEARCH_FACTORIES
+from weblens.tools.sites import SITES_FACTORIES
 from weblens.tools.think import Think
 from weblens.tools.todo import SetTodoList
 from weblens.tools.weather import GetWeather
@@ -41,6 +42,7 @@ FACTORIES: list[Any] = [
     _weather,
     *SEARCH_FACTORIES,
     *FETCH_FACTORIES,
+    *SITES_FACTORIES,
     *SCREENSHOT_FACTORIES,
     *EXTRACT_FACTORIES,
 ]

@@ -1,0 +1,106 @@
+"""`weblens.sites` on the generated docs site of `weblens.testing.sites`. Prints medians of several runs:
+
+- pages/s of a crawl against the ideal the per-host rate sets (two in flight per host and the
+  page latency; or one page per Crawl-delay)
+- recall of the pages a query needs within max_pages: best-first (with the query) beside
+  breadth-first (the same crawl without it), with llms.txt naming every page and with only
+  sitemaps and links to go on
+- tokens returned for that recall: weblens' passages beside Tavily-style fixed chunks (the
+  three best 500-character chunks of each page read, as Tavily's /crawl returns)
+- memory (tracemalloc peak) of a map over a 10 000-URL sitemap, beside the bytes of the sitemaps
+
+    .venv/bin/python bench/crawl.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tracemalloc
+
+from weblens.cache import Cache
+from weblens.config import Settings
+from weblens.fetch.fetcher import Fetcher
+from weblens.fetch.ranking import query_terms, terms
+from weblens.sites import crawl, map_site
+from weblens.testing.sites import TOPICS, DocsSite
+
+RUNS = 3
+CHUNK = 500
+CHUNKS_PER_PAGE = 3
+
+
+def fetcher(site: DocsSite) -> Fetcher:
+    return Fetcher(Settings(fetch={"allowed_hosts": [site.host], "workers": 1}), cache=Cache(None))
+
+
+async def rate(latency: float, delay: float | None) -> tuple[float, float]:
+    """(pages/s measured by the server, the ideal)."""
+    ideal = 1 / delay if delay else 2 / latency
+    async with DocsSite(pages=60, latency_s=latency, crawl_delay=delay, traps=False) as site, fetcher(site) as f:
+        await crawl(site.url("/"), max_pages=40, max_depth=1, fetcher=f).run()
+        times = sorted(r.received_at for r in site.page_requests())
+    return (len(times) - 1) / (times[-1] - times[0] + latency), ideal
+
+
+def tavily_chunks(text: str, query: str) -> str:
+    """The three 500-character chunks of a page that share most words with the query."""
+    wanted = set(query_terms(query))
+    chunks = [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)]
+    best = sorted(chunks, key=lambda c: -len(wanted & set(terms(c))))[:CHUNKS_PER_PAGE]
+    return "\n".join(best)
+
+
+async def recall(llms_pages: int, query_topic: str, best_first: bool) -> tuple[float, int, int, float]:
+    """(recall, weblens tokens, Tavily-style tokens, Tavily-style recall) for one crawl of 10 pages."""
+    query = f"{query_topic} code"
+    async with DocsSite(pages=60, llms_pages=llms_pages, traps=False) as site, fetcher(site) as f:
+        needed = {i for i in range(60) if TOPICS[i % len(TOPICS)] == query_topic}
+        result = await crawl(site.url("/"), query=query if best_first else None, max_pages=10, max_tokens=3000,
+                             fetcher=f).run()  # fmt: skip
+        counter = await f.tokenizer()
+        text = "\n".join(p.text for p in result.pages)
+        got = sum(1 for i in needed if site.fact(i) in text)
+        ours = counter.count(text)
+        chunks = []
+        for page in result.pages:
+            document, _ = await f.document(page.final_url)
+            chunks.append(tavily_chunks(document.content, query))
+        theirs_text = "\n".join(chunks)
+        theirs_got = sum(1 for i in needed if site.fact(i) in theirs_text)
+    return got / len(needed), ours, counter.count(theirs_text), theirs_got / len(needed)
+
+
+async def memory() -> tuple[float, float, int]:
+    """(tracemalloc peak MB of a 5 000-URL map over 10 000 URLs, sitemap MB, URLs listed)."""
+    async with DocsSite(pages=10_000, llms=False, traps=False) as site, fetcher(site) as f:
+        tracemalloc.start()
+        found = await map_site(site.url("/"), query="caching", max_urls=5000, fetcher=f)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        sitemap_bytes = sum(len(site._urlset(range(a, b)).encode()) for a, b in ((0, 5000), (5000, 10_000)))
+    return peak / 2**20, sitemap_bytes / 2**20, len(found.urls)
+
+
+async def main() -> None:
+    for latency, delay, label in ((0.05, None, "latency 50 ms, no Crawl-delay"), (0.01, 0.1, "Crawl-delay 0.1 s")):
+        runs = [await rate(latency, delay) for _ in range(RUNS)]
+        got = statistics.median(r[0] for r in runs)
+        print(f"pages/s ({label}): {got:.1f} against the ideal {runs[0][1]:.1f} ({got / runs[0][1]:.0%})")
+    for llms_pages, source in ((60, "llms.txt names every page"), (0, "sitemaps and links only")):
+        for best_first in (True, False):
+            runs = [await recall(llms_pages, "encryption", best_first) for _ in range(RUNS)]
+            mode = "best-first with the query" if best_first else "breadth-first (baseline)"
+            print(
+                f"recall of 5 needed pages in 10 ({source}, {mode}): {statistics.median(r[0] for r in runs):.0%}; "
+                f"tokens {statistics.median(r[1] for r in runs):.0f} (weblens) vs "
+                f"{statistics.median(r[2] for r in runs):.0f} (500-char chunks, recall "
+                f"{statistics.median(r[3] for r in runs):.0%})"
+            )
+    peaks = [await memory() for _ in range(RUNS)]
+    print(f"map of a 10 000-URL site (max_urls=5000, ranked): peak {statistics.median(p[0] for p in peaks):.1f} MB "
+          f"beside {peaks[0][1]:.1f} MB of sitemaps; {peaks[0][2]} URLs listed")  # fmt: skip
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

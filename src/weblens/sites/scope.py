@@ -1,0 +1,85 @@
+"""Which URLs belong to a site walk: same site, path filters, and the shapes of crawler traps.
+
+Path filters are shell-style globs (`fnmatch`: `*` also crosses `/`), matched against the URL's
+path; never regexes, so a filter a model writes cannot backtrack for ever.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import Counter
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from weblens.errors import ToolValidationError
+from weblens.urls import is_web_url
+
+__all__ = ["MAX_URL_CHARS", "Scope"]
+
+MAX_URL_CHARS = 1_000
+"""Longer URLs are almost always generated (session ids, calendars, facets), not pages."""
+MAX_SEGMENT_REPEATS = 2
+"""`/a/b/a/b/a/b`: a path that names the same segment a third time is a relative-link loop."""
+MAX_QUERY_PARAMS = 4
+MAX_FILTERS = 50
+MAX_FILTER_CHARS = 300
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower().removeprefix("www.")
+
+
+def _checked(patterns: Sequence[str], name: str) -> tuple[str, ...]:
+    if len(patterns) > MAX_FILTERS:
+        raise ToolValidationError(f"{name}: at most {MAX_FILTERS} patterns")
+    for pattern in patterns:
+        if not pattern or len(pattern) > MAX_FILTER_CHARS:
+            raise ToolValidationError(f"{name}: each glob must have 1 to {MAX_FILTER_CHARS} characters")
+    return tuple(patterns)
+
+
+class Scope:
+    """The start URL's site (its host, or with `subdomains` any host under it) and the filters."""
+
+    def __init__(
+        self,
+        start_url: str,
+        *,
+        subdomains: bool = False,
+        include_paths: Sequence[str] = (),
+        exclude_paths: Sequence[str] = (),
+    ) -> None:
+        if not is_web_url(start_url):
+            raise ToolValidationError(f"not an http(s) URL: {start_url[:200]}")
+        self.host = _host(start_url)
+        self.subdomains = subdomains
+        self.include = _checked(include_paths, "include_paths")
+        self.exclude = _checked(exclude_paths, "exclude_paths")
+
+    def on_site(self, url: str) -> bool:
+        if not is_web_url(url):
+            return False
+        host = _host(url)
+        return host == self.host or (self.subdomains and host.endswith("." + self.host))
+
+    def wanted(self, url: str) -> bool:
+        """On the site and through the path filters."""
+        if not self.on_site(url):
+            return False
+        path = urlsplit(url).path or "/"
+        if self.include and not any(fnmatch.fnmatchcase(path, p) for p in self.include):
+            return False
+        return not any(fnmatch.fnmatchcase(path, p) for p in self.exclude)
+
+
+def trap(url: str) -> str | None:
+    """Why `url` looks like a crawler trap, or None."""
+    if len(url) > MAX_URL_CHARS:
+        return f"URL longer than {MAX_URL_CHARS} characters"
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    if segments and max(Counter(segments).values()) > MAX_SEGMENT_REPEATS:
+        return "a path segment repeats"
+    if parts.query.count("&") + 1 > MAX_QUERY_PARAMS and parts.query:
+        return f"more than {MAX_QUERY_PARAMS} query parameters"
+    return None

@@ -1,0 +1,164 @@
+"""`crawl` against a real local docs site: order, budgets, politeness measured by the server,
+robots.txt, traps, failures, partial results and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from weblens.cache import Cache
+from weblens.config import Settings
+from weblens.errors import ToolValidationError
+from weblens.fetch.fetcher import Fetcher
+from weblens.sites import crawl
+from weblens.testing import FakeServer, Reply
+from weblens.testing.sites import DocsSite
+
+from .conftest import fetcher_for
+
+
+async def test_breadth_first_reads_the_start_page_then_the_mapped_pages(site: DocsSite, fetcher: Fetcher):
+    seen = [page async for page in crawl(site.url("/"), max_pages=4, fetcher=fetcher)]
+    assert (seen[0].url, seen[0].depth) == (site.url("/"), 0)
+    # two in flight at once may arrive in either order; breadth-first reads the sitemap's first pages
+    assert {(p.url, p.depth) for p in seen[1:]} == {(site.url(f"/docs/page-{i}"), 1) for i in range(3)}
+    page = next(p for p in seen if p.url == site.url("/docs/page-1"))
+    assert page.title == "Configuration guide, part 1" and page.final_url == page.url
+    assert site.fact(1) in page.text
+    assert len(site.page_paths()) == 3  # no page beyond max_pages was downloaded
+
+
+async def test_max_depth_zero_reads_only_the_start_page(site: DocsSite, fetcher: Fetcher):
+    result = await crawl(site.url("/"), max_depth=0, fetcher=fetcher).run()
+    assert [p.url for p in result.pages] == [site.url("/")]
+    assert site.page_paths() == [] and site.count("/sitemap.xml") == 0
+
+
+async def test_a_query_crawls_best_first_and_ranks_pages(site: DocsSite, fetcher: Fetcher):
+    result = await crawl(site.url("/"), query="pagination", max_pages=2, fetcher=fetcher).run()
+    assert result.pages[0].url == site.url("/docs/page-4")  # named by llms.txt: read before pages 0-3
+    assert site.fact(4) in result.pages[0].text
+    assert result.pages[0].score is not None and result.pages[0].score > (result.pages[1].score or 0)
+
+
+async def test_one_token_budget_is_shared_by_all_pages(site: DocsSite, fetcher: Fetcher):
+    result = await crawl(site.url("/"), max_pages=6, max_tokens=300, fetcher=fetcher).run()
+    assert len(result.pages) >= 5
+    assert sum(p.tokens or 0 for p in result.pages) <= 300
+    assert all((p.tokens or 0) >= 40 for p in result.pages)  # fair: nobody starved
+    assert any(p.truncated for p in result.pages)
+
+
+async def test_at_most_two_requests_in_flight_per_host():
+    async with DocsSite(pages=12, latency_s=0.2) as site, fetcher_for(site.host) as fetcher:
+        result = await crawl(site.url("/"), max_pages=8, fetcher=fetcher).run()
+    assert len(result.pages) == 8
+    assert site.max_in_flight == 2
+
+
+async def test_crawl_delay_spaces_the_requests():
+    async with DocsSite(pages=6, crawl_delay=0.4) as site, fetcher_for(site.host) as fetcher:
+        await crawl(site.url("/"), max_pages=4, fetcher=fetcher).run()
+    gaps = site.gaps()
+    assert len(gaps) == 2 and min(gaps) >= 0.25, gaps  # 0.4 s asked; unthrottled they would be ~0
+
+
+async def test_a_429_slows_the_host_and_the_page_is_read_after_retry_after(site: DocsSite, fetcher: Fetcher):
+    site.queue("/docs/page-0", Reply(status=429, headers={"Retry-After": "1"}))
+    result = await crawl(site.url("/"), max_pages=3, fetcher=fetcher).run()
+    assert site.url("/docs/page-0") in [p.url for p in result.pages]
+    asked = [r.received_at for r in site.requests if r.path == "/docs/page-0"]
+    assert len(asked) == 2 and asked[1] - asked[0] >= 0.9
+
+
+async def test_robots_txt_is_always_obeyed():
+    async with DocsSite(pages=6, disallow=["/docs/page-1", "/docs/page-2"]) as site, fetcher_for(site.host) as fetcher:
+        result = await crawl(site.url("/"), max_pages=10, max_depth=3, fetcher=fetcher).run()
+    assert not {"/docs/page-1", "/docs/page-2"} & set(site.page_paths())
+    assert {p.url for p in result.pages} >= {site.url("/docs/page-0"), site.url("/docs/page-3")}
+
+
+async def test_traps_and_duplicate_pages_are_bounded():
+    async with DocsSite(pages=5) as site, fetcher_for(site.host) as fetcher:
+        result = await crawl(site.url("/"), max_pages=40, max_depth=5, fetcher=fetcher).run()
+    paths = site.page_paths()
+    calendar = [r for r in site.requests if r.path == "/calendar"]
+    assert len(calendar) <= 3  # endless ?month=N
+    assert "/loop/a/a/a/" not in paths and max(p.count("/a") for p in paths) <= 2  # a repeating segment
+    assert result.skipped["trap"] >= 2
+    assert result.skipped["duplicate"] == 1  # /docs/page-3/print: the text of /docs/page-3
+    assert site.url("/docs/page-3/print") not in {p.url for p in result.pages}
+    assert not result.partial
+
+
+async def test_failed_pages_are_listed_and_do_not_sink_the_crawl(site: DocsSite, fetcher: Fetcher):
+    site.queue("/docs/page-0", Reply(status=404, body="gone"))
+    site.queue("/docs/page-1", Reply(status=500, body="oops"), Reply(status=500, body="oops"))
+    result = await crawl(site.url("/"), max_pages=4, fetcher=fetcher).run()
+    failed = {f.url: f.code for f in result.failed}
+    assert failed == {site.url("/docs/page-0"): "not_found", site.url("/docs/page-1"): "upstream_error"}
+    assert len(result.pages) == 4
+
+
+async def test_past_the_time_budget_the_crawl_returns_what_it_has_marked_partial():
+    async with DocsSite(pages=10, latency_s=1.0) as site, fetcher_for(site.host) as fetcher:
+        result = await crawl(site.url("/"), max_pages=10, time_budget_s=2.0, fetcher=fetcher).run()
+    assert result.partial
+    assert len(result.pages) < 10
+    assert result.left_count > 0 and site.url("/docs/page-9") in result.left
+
+
+async def test_cancelling_a_crawl_stops_its_requests():
+    async with DocsSite(pages=10, latency_s=0.3) as site, fetcher_for(site.host) as fetcher:
+        task = asyncio.ensure_future(crawl(site.url("/"), max_pages=10, fetcher=fetcher).run())
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        asked = len(site.requests)
+        await asyncio.sleep(0.8)
+    assert len(site.requests) == asked  # nothing more was asked after the cancel
+    assert len(site.page_paths()) < 10
+
+
+async def test_bad_arguments_are_validation_errors(site: DocsSite, fetcher: Fetcher):
+    for kwargs in ({"max_pages": 0}, {"max_pages": 101}, {"max_depth": 6}, {"max_tokens": 10}):
+        with pytest.raises(ToolValidationError):
+            await crawl(site.url("/"), fetcher=fetcher, **kwargs).run()  # type: ignore[arg-type]
+
+
+async def test_a_redirect_to_a_private_address_is_refused_and_listed():
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        urlset = (f"<urlset><url><loc>{server.url('/go')}</loc></url>"
+                  f"<url><loc>http://169.254.169.254/latest/meta-data/</loc></url>"
+                  f"<url><loc>{server.url('/ok')}</loc></url></urlset>")  # fmt: skip
+        server.route("GET", "/sitemap.xml", Reply(body=urlset, content_type="application/xml"))
+        server.route("GET", "/go", Reply(status=302, headers={"Location": "http://169.254.169.254/latest/"}))
+        server.route("GET", "/ok", Reply(body="<html><title>OK</title><body><p>fine words</p></body></html>",
+                                         content_type="text/html"))  # fmt: skip
+        server.route("GET", "/", Reply(body="<html><title>Home</title><body><p>home</p></body></html>",
+                                       content_type="text/html"))  # fmt: skip
+        result = await crawl(server.url("/"), max_pages=5, fetcher=fetcher).run()
+    assert [(f.url, f.code) for f in result.failed] == [(server.url("/go"), "blocked")]
+    assert {p.url for p in result.pages} == {server.url("/"), server.url("/ok")}
+
+
+async def test_robots_txt_is_read_once_per_crawl_even_without_a_cache():
+    async with DocsSite(pages=6) as site:
+        settings = Settings(fetch={"allowed_hosts": [site.host], "workers": 1})
+        async with Fetcher(settings, cache=Cache(None, enabled=False)) as fetcher:
+            result = await crawl(site.url("/"), max_pages=6, fetcher=fetcher).run()
+    assert len(result.pages) == 6
+    assert site.count("/robots.txt") == 1
+
+
+async def test_a_redirect_into_a_disallowed_path_is_not_followed():
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        server.route("GET", "/robots.txt", Reply(body="User-agent: *\nDisallow: /secret\n"))
+        server.route("GET", "/sitemap.xml", Reply(body=f"{server.url('/go')}\n"))
+        server.route("GET", "/go", Reply(status=302, headers={"Location": "/secret"}))
+        server.route("GET", "/", Reply(body="<html><title>Home</title><p>home</p></html>", content_type="text/html"))
+        result = await crawl(server.url("/"), max_pages=5, fetcher=fetcher).run()
+    assert [(f.url, f.code) for f in result.failed] == [(server.url("/go"), "blocked")]
+    assert server.count("/secret") == 0
