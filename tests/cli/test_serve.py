@@ -86,6 +86,9 @@ def test_serve_with_a_model_names_it(terminal: Callable[..., Any]) -> None:
 def test_serve_says_which_browser_renders_pages(terminal: Callable[..., Any], env: dict[str, str], said: str) -> None:
     run = terminal("serve", "--port", "0", env=env)
     run.expect(said)
+    url = run.err.split("weblens ", 1)[1].split()[0]
+    # the socket listens before the banner: this answers once the server runs, with its Ctrl-C handling
+    assert httpx.get(f"{url}health", timeout=30).json()["status"] == "ok"
     run.interrupt()
     assert run.wait() == 130
 
