@@ -402,6 +402,17 @@ class ServerConfig(BaseModel):
     )
 
 
+class CrawlConfig(BaseModel):
+    """Crawl jobs (`POST /api/crawls`, `weblens crawl --job`): bigger than one `web_crawl` call."""
+
+    job_max_pages: int = Field(
+        default=5_000, ge=1, le=1_000_000, description="the most pages one crawl job may ask for (the operator's cap)"
+    )
+    job_path: Path | None = Field(
+        default=None, description="SQLite file of crawl jobs; default <data_dir>/crawls.sqlite3"
+    )
+
+
 def _postgres_url(value: SecretStr | None) -> SecretStr | None:
     """Empty is unset; anything else must be a postgresql:// URL (its password is a secret)."""
     if value is None or not value.get_secret_value().strip():
@@ -494,6 +505,7 @@ class Settings(BaseSettings):
     llm: LlmConfig = Field(default_factory=LlmConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
+    crawl: CrawlConfig = Field(default_factory=CrawlConfig)
 
     @classmethod
     def settings_customise_sources(
@@ -544,6 +556,10 @@ class Settings(BaseSettings):
     @property
     def sessions_path(self) -> Path:
         return self.server.sessions_path or self.data_dir / "sessions.sqlite3"
+
+    @property
+    def crawl_jobs_path(self) -> Path:
+        return self.crawl.job_path or self.data_dir / "crawls.sqlite3"
 
     def require(self, section: str, key: str) -> Any:
         """The value of `[section] key`, or `NotConfiguredError` saying how to set it."""

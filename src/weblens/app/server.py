@@ -37,6 +37,7 @@ from weblens.agent.loop import Agent
 from weblens.app.answers import Answers
 from weblens.app.chat import ChatService
 from weblens.app.connect import MODEL_RECIPES
+from weblens.app.crawls import CrawlApi
 from weblens.app.responses import error_response as _error
 from weblens.app.tool_panel import ToolPanel
 from weblens.config import Settings
@@ -46,6 +47,7 @@ from weblens.metrics import CONTENT_TYPE, Metrics
 from weblens.redact import redact_text
 from weblens.result import ToolResult
 from weblens.runtime import Runtime
+from weblens.sites.jobs import open_crawl_jobs
 from weblens.store.sessions import TITLE_MAX_CHARS, SessionStore, StorageError
 from weblens.tools.catalog import default_toolset
 from weblens.toolset import Toolset
@@ -424,6 +426,7 @@ def create_app(
     chat, why = _chat_service(settings, store, tools)
     api = _Api(settings, store, chat, why, Answers(chat, runtime.backends.answers))
     panel = ToolPanel(tools.only(settings.llm.tools), api.read_json)
+    crawls = CrawlApi(open_crawl_jobs(settings, runtime.fetcher), api.read_json)
 
     @asynccontextmanager
     async def chat_lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -435,8 +438,13 @@ def create_app(
             logger.warning("session storage is unavailable at start-up (chat answers 503 until it is back): %s",
                         redact_text(exc.message))
         try:
+            await crawls.jobs.start()  # resumes the jobs a stopped server left unfinished
+        except Exception as exc:  # a crawl-jobs file or Redis down: the rest still serves
+            logger.warning("crawl jobs did not start: %s", redact_text(f"{type(exc).__name__}: {exc}"))
+        try:
             yield
         finally:
+            await crawls.jobs.aclose()
             if warming is not None:
                 warming.cancel()
             listening.cancel()
@@ -463,6 +471,7 @@ def create_app(
         Route("/api/sessions/{session_id}/stop", api.answers.stop, methods=["POST"]),
         Route("/api/tools", panel.list, methods=["GET"]),
         Route("/api/tools/{name}", panel.run, methods=["POST"]),
+        *crawls.routes(),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     lifespans: list[Lifespan] = [chat_lifespan]

@@ -15,7 +15,7 @@ from weblens.fetch.fetcher import Fetcher
 from weblens.fetch.robots import RobotsPolicy
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import default_port
-from weblens.sites.polite import HostGate
+from weblens.sites.polite import Gate, GateFactory, HostGate
 
 __all__ = ["DEFAULT_CONCURRENCY", "SiteClient"]
 
@@ -27,12 +27,16 @@ _RATE_LIMIT_RETRIES = 2
 class SiteClient:
     """Downloads for one site walk; the fetcher (and its client, cache and policy) is the caller's."""
 
-    def __init__(self, fetcher: Fetcher, *, concurrency: int = DEFAULT_CONCURRENCY) -> None:
+    def __init__(
+        self, fetcher: Fetcher, *, concurrency: int = DEFAULT_CONCURRENCY, gates: GateFactory | None = None
+    ) -> None:
+        """`gates` makes each host's gate (default: a `HostGate` of this walk's own)."""
         self.fetcher = fetcher
+        self._new_gate: GateFactory = gates or (lambda host, concurrency, interval: HostGate(concurrency, interval))
         config = fetcher.settings.fetch
         self.robots = RobotsPolicy(fetcher.http, fetcher.cache, config.user_agent, config.cache_ttl_s)
         self._concurrency = concurrency
-        self._gates: dict[str, HostGate] = {}
+        self._gates: dict[str, Gate] = {}
         self._parsed: dict[str, Protego | None] = {}
 
     def _target(self, url: str) -> httpx.URL:
@@ -60,13 +64,13 @@ class SiteClient:
     def allows(self, parser: Protego | None, url: str) -> bool:
         return self.robots.allows(parser, url)
 
-    async def gate(self, url: str) -> HostGate:
+    async def gate(self, url: str) -> Gate:
         """The host's gate, spaced by its robots.txt `Crawl-delay`."""
         host = httpx.URL(url).netloc.decode("ascii")
         gate = self._gates.get(host)
         if gate is None:
             delay = self.robots.crawl_delay(await self.rules(url))
-            gate = self._gates.setdefault(host, HostGate(self._concurrency, delay or 0.0))
+            gate = self._gates.setdefault(host, self._new_gate(host, self._concurrency, delay or 0.0))
         return gate
 
     async def get(self, url: str) -> Downloaded:
@@ -92,5 +96,5 @@ class SiteClient:
             except RateLimitedError as exc:
                 if attempt == _RATE_LIMIT_RETRIES:
                     raise
-                gate.slow_down(exc.retry_after_s)
+                await gate.slow_down(exc.retry_after_s)
         raise AssertionError("unreachable")

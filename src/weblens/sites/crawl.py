@@ -17,19 +17,18 @@ import itertools
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
 from weblens.errors import ToolValidationError, WeblensError
-from weblens.fetch.document import Page
+from weblens.fetch.document import Document, Page
 from weblens.fetch.fetcher import MAX_QUERY_CHARS, Fetcher
 from weblens.progress import report
 from weblens.sites.client import DEFAULT_CONCURRENCY, SiteClient
 from weblens.sites.map import MAX_MAP_URLS, SiteMapper
 from weblens.sites.parse import page_links
 from weblens.sites.relevance import Relevance
-from weblens.sites.scope import Scope, trap
+from weblens.sites.scope import Scope, variant_of
 from weblens.urls import canonical_url
 
 __all__ = ["MAX_CRAWL_DEPTH", "MAX_CRAWL_PAGES", "Crawl", "CrawlResult", "CrawledPage", "FailedPage", "crawl"]
@@ -89,8 +88,52 @@ class _Item:
     depth: int = field(compare=False)
 
 
-def _text_key(text: str) -> str:
+def text_key(text: str) -> str:
+    """Pages whose text differs only in spacing and case are one page (the duplicate check)."""
     return hashlib.sha1(" ".join(text.split()).lower().encode(), usedforsecurity=False).hexdigest()
+
+
+@dataclass
+class Downloaded:
+    """A page downloaded and read to a document, with the links it offers to follow."""
+
+    final_url: str
+    document: Document
+    links: list[tuple[str, str]]
+
+
+async def download_page(client: SiteClient, scope: Scope, url: str, depth: int, max_depth: int) -> Downloaded | str:
+    """`url` politely downloaded and read, or why it is skipped ("robots", "off_site" after redirects).
+    Links are taken only below `max_depth`. Shared by crawls and crawl jobs."""
+    rules = await client.rules(url)
+    if not client.allows(rules, url):
+        return "robots"
+    got = await client.get(url)
+    if not scope.on_site(got.final_url):
+        return "off_site"
+    links: list[tuple[str, str]] = []
+    if "html" in got.content_type.lower() and depth < max_depth:
+        _, found = await asyncio.to_thread(page_links, got.body, got.final_url)
+        links = [(link.url, link.text) for link in found]
+    return Downloaded(got.final_url, await client.fetcher.read(got), links)
+
+
+async def read_page(
+    client: SiteClient,
+    got: Downloaded,
+    url: str,
+    depth: int,
+    query: str | None,
+    relevance: Relevance | None,
+    max_tokens: int | None,
+) -> CrawledPage:
+    """The page as a crawl returns it: markdown, or the passages that answer `query`, in `max_tokens`."""
+    page: Page = await client.fetcher.page(got.document, query=query, max_tokens=max_tokens)
+    score = None if relevance is None else relevance.score(got.final_url, got.document.title, page.content)
+    return CrawledPage(
+        url=url, final_url=got.final_url, title=got.document.title, depth=depth, text=page.content,
+        tokens=page.tokens, truncated=page.truncated, score=score,
+    )  # fmt: skip
 
 
 class Crawl:
@@ -161,17 +204,13 @@ class Crawl:
                 heapq.heappush(self._frontier, _Item((-score, float(depth), order), url, depth))
             return
         if not seed:
-            if not self.scope.on_site(url):
-                return self._skip("off_site")
-            if not self.scope.wanted(url):
-                return self._skip("filtered")
-            if trap(url) is not None:
-                return self._skip("trap")
-            parts = urlsplit(key)
-            if parts.query:
-                path = f"{parts.netloc}{parts.path}"
-                self._variants[path] += 1
-                if self._variants[path] > MAX_QUERY_VARIANTS:
+            refusal = self.scope.refusal(url)
+            if refusal is not None:
+                return self._skip(refusal)
+            variant = variant_of(key)
+            if variant is not None:
+                self._variants[variant] += 1
+                if self._variants[variant] > MAX_QUERY_VARIANTS:
                     return self._skip("trap")
         self._queued[key] = score
         priority = (-score, float(depth), order) if self.relevance is not None else (float(depth), order)
@@ -188,48 +227,29 @@ class Crawl:
 
     async def _visit(self, item: _Item) -> tuple[CrawledPage | None, list[tuple[str, str]]]:
         """(the page, or None when it is not one to keep; the links to follow from it)."""
-        rules = await self.client.rules(item.url)
-        if not self.client.allows(rules, item.url):
-            self._skip("robots")
-            return None, []
         report(f"crawl: reading {item.url}", done=len(self.result.pages), total=self.max_pages)
-        got = await self.client.get(item.url)
-        if not self.scope.on_site(got.final_url):
-            self._skip("off_site")
+        got = await download_page(self.client, self.scope, item.url, item.depth, self.max_depth)
+        if isinstance(got, str):
+            self._skip(got)
             return None, []
-        links: list[tuple[str, str]] = []
-        if "html" in got.content_type.lower() and item.depth < self.max_depth:
-            _, found = await asyncio.to_thread(page_links, got.body, got.final_url)
-            links = [(link.url, link.text) for link in found]
-        document = await self.client.fetcher.read(got)
-        key = _text_key(document.content)
+        key = text_key(got.document.content)
         if key in self._texts:
             self._skip("duplicate")
             return None, []
         self._texts.add(key)
         if not self.scope.wanted(item.url):  # the start page, read for its links only
-            return None, links
+            return None, got.links
         if self._tokens_left is not None and self._tokens_left < MIN_PAGE_TOKENS:
             return None, []
         share = self._share()
         try:
-            page: Page = await self.client.fetcher.page(document, query=self.query, max_tokens=share)
+            page = await read_page(self.client, got, item.url, item.depth, self.query, self.relevance, share)
         finally:
             if share is not None and self._tokens_left is not None:
                 self._tokens_left += share  # given back, then what was used taken below
         if share is not None and self._tokens_left is not None:
             self._tokens_left -= min(share, page.tokens or 0)
-        crawled = CrawledPage(
-            url=item.url,
-            final_url=got.final_url,
-            title=document.title,
-            depth=item.depth,
-            text=page.content,
-            tokens=page.tokens,
-            truncated=page.truncated,
-            score=None if self.relevance is None else self.relevance.score(got.final_url, document.title, page.content),
-        )
-        return crawled, links
+        return page, got.links
 
     async def _seed(self) -> None:
         self._push(self.url, 0, seed=True)

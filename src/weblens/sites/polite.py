@@ -5,16 +5,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol
 
-__all__ = ["MAX_BACKOFF_S", "HostGate"]
+__all__ = ["MAX_BACKOFF_S", "Gate", "GateFactory", "HostGate"]
 
 MAX_BACKOFF_S = 60.0
 """The longest a `Retry-After` or `Crawl-delay` is waited; longer ones are capped at this."""
 
 
+class Gate(Protocol):
+    """One host's turnstile: `HostGate` in this process, or one a fleet shares (crawl jobs on Redis)."""
+
+    def slot(self) -> contextlib.AbstractAsyncContextManager[None]: ...
+
+    async def slow_down(self, retry_after_s: float | None) -> float: ...
+
+
+GateFactory = Callable[[str, int, float], Gate]
+"""(host, requests in flight at most, seconds between starts) -> that host's gate."""
+
+
 class HostGate:
-    """One host's turnstile."""
+    """One host's turnstile in this process."""
 
     def __init__(self, concurrency: int, interval_s: float = 0.0) -> None:
         self._slots = asyncio.Semaphore(concurrency)
@@ -33,7 +46,7 @@ class HostGate:
                 await asyncio.sleep(start - now)
             yield
 
-    def slow_down(self, retry_after_s: float | None) -> float:
+    async def slow_down(self, retry_after_s: float | None) -> float:
         """The host said 429: wait what it asked (or a second) and space requests twice as far.
         Returns the wait."""
         wait = min(MAX_BACKOFF_S, retry_after_s if retry_after_s is not None else 1.0)

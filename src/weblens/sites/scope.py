@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from weblens.errors import ToolValidationError
 from weblens.urls import is_web_url
 
-__all__ = ["MAX_URL_CHARS", "Scope"]
+__all__ = ["MAX_URL_CHARS", "Scope", "trap", "variant_of"]
 
 MAX_URL_CHARS = 1_000
 """Longer URLs are almost always generated (session ids, calendars, facets), not pages."""
@@ -70,6 +70,21 @@ class Scope:
         if self.include and not any(fnmatch.fnmatchcase(path, p) for p in self.include):
             return False
         return not any(fnmatch.fnmatchcase(path, p) for p in self.exclude)
+
+    def refusal(self, url: str) -> str | None:
+        """Why a link found on a page is not followed (off_site, filtered, trap), or None."""
+        if not self.on_site(url):
+            return "off_site"
+        if not self.wanted(url):
+            return "filtered"
+        return "trap" if trap(url) is not None else None
+
+
+def variant_of(key: str) -> str | None:
+    """The host and path a canonical URL with a query is a variant of (None without a query):
+    a walk reads at most a few variants of one path (a calendar's ?month=, a shop's facets)."""
+    parts = urlsplit(key)
+    return f"{parts.netloc}{parts.path}" if parts.query else None
 
 
 def trap(url: str) -> str | None:

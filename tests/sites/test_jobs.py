@@ -1,0 +1,186 @@
+"""Crawl jobs through the HTTP API of a real server, on a generated docs site over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from weblens.app.server import create_app
+from weblens.config import Settings
+from weblens.sites.jobs.sqlite import SqliteJobStore
+from weblens.testing import ServedApp
+from weblens.testing.sites import DocsSite
+
+WAIT_S = 30.0
+
+
+def settings_for(site: DocsSite, data: Path, **crawl: Any) -> Settings:
+    return Settings(
+        data_dir=data, cache={"enabled": False}, fetch={"allowed_hosts": [site.host], "workers": 1}, crawl=crawl
+    )
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Settings], ServedApp]]:
+    started: list[ServedApp] = []
+
+    def start(settings: Settings) -> ServedApp:
+        server = ServedApp(create_app(settings))
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+async def until(http: httpx.AsyncClient, job_id: str, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """Poll the job until `done(job)` (the job as the API shows it), within WAIT_S."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        job = (await http.get(f"/api/crawls/{job_id}")).json()
+        if done(job):
+            return job
+        assert time.monotonic() < deadline, f"the job did not get there: {job}"
+        await asyncio.sleep(0.05)
+
+
+def finished(job: dict[str, Any]) -> bool:
+    return job["state"] != "running"
+
+
+async def all_results(
+    http: httpx.AsyncClient, job_id: str, kind: str = "pages", limit: int = 7
+) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    offset: int | None = 0
+    while offset is not None:
+        response = await http.get(f"/api/crawls/{job_id}", params={"offset": offset, "limit": limit, "kind": kind})
+        assert response.status_code == 200, response.text
+        page = response.json()["results"]
+        assert len(page["items"]) <= limit
+        items += page["items"]
+        offset = page["next_offset"]
+    return items
+
+
+async def test_a_job_reads_the_whole_site_and_its_results_come_page_by_page(
+    serve: Callable[[Settings], ServedApp], tmp_path: Path
+) -> None:
+    async with DocsSite(pages=30) as site:
+        server = serve(settings_for(site, tmp_path))
+        async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
+            response = await http.post("/api/crawls", json={"url": site.url("/"), "max_pages": 200, "max_depth": 3,
+                                                            "include_paths": ["/docs/*"]})
+            assert response.status_code == 201, response.text
+            job_id = response.json()["id"]
+            assert response.headers["location"] == f"/api/crawls/{job_id}"
+            job = await until(http, job_id, finished)
+            pages = await all_results(http, job_id)
+            listed = (await http.get("/api/crawls")).json()["crawls"]
+        paths = site.page_paths()
+    assert job["state"] == "done" and job["pages"] == 30 and job["in_flight"] == 0
+    urls = [p["url"] for p in pages]
+    assert sorted(urls) == sorted(site.url(f"/docs/page-{i}") for i in range(30))
+    assert any(site.fact(12) in p["text"] for p in pages)
+    assert job["skipped"].get("duplicate") == 1  # /docs/page-3/print
+    assert job["skipped"].get("filtered", 0) >= 2  # the calendar and the loop, outside /docs/
+    doc_paths = [p for p in paths if p.startswith("/docs/")]
+    assert len(doc_paths) == len(set(doc_paths)), "a page was downloaded twice"
+    assert site.max_in_flight <= 2
+    assert [c["id"] for c in listed] == [job_id]
+
+
+async def test_max_pages_bounds_a_job_and_failed_pages_are_listed(
+    serve: Callable[[Settings], ServedApp], tmp_path: Path
+) -> None:
+    async with DocsSite(pages=30, disallow=["/docs/page-2"]) as site:
+        site.queue("/docs/page-5", *[site_error() for _ in range(5)])
+        server = serve(settings_for(site, tmp_path))
+        async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
+            job_id = (await http.post("/api/crawls", json={"url": site.url("/"), "max_pages": 12})).json()["id"]
+            job = await until(http, job_id, finished)
+            failed = await all_results(http, job_id, "failed")
+            pages = await all_results(http, job_id)
+    assert job["state"] == "done" and job["pages"] == 12 == len(pages)
+    assert job["queued"] > 0 and job["limits"]
+    assert site.url("/docs/page-2") not in [p["url"] for p in pages]
+    assert "/docs/page-2" not in site.page_paths()
+    assert [f["url"] for f in failed] == [site.url("/docs/page-5")] and failed[0]["code"]
+
+
+def site_error() -> Any:
+    from weblens.testing.server import Reply
+
+    return Reply(status=404, body="gone")
+
+
+async def test_a_job_can_be_cancelled(serve: Callable[[Settings], ServedApp], tmp_path: Path) -> None:
+    async with DocsSite(pages=40, latency_s=0.2) as site:
+        server = serve(settings_for(site, tmp_path))
+        async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
+            job_id = (await http.post("/api/crawls", json={"url": site.url("/"), "max_pages": 100})).json()["id"]
+            await until(http, job_id, lambda job: job["pages"] >= 2)
+            cancelled = await http.delete(f"/api/crawls/{job_id}")
+            requested = len(site.page_requests())
+            job = (await http.get(f"/api/crawls/{job_id}")).json()
+            await asyncio.sleep(0.5)  # time in which a running job would have read more pages
+            later = len(site.page_requests())
+    assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
+    assert job["state"] == "cancelled" and job["finished_at"] is not None
+    assert later == requested and job["pages"] < 40
+
+
+async def test_a_job_survives_a_restart_without_downloading_a_page_again(
+    serve: Callable[[Settings], ServedApp], tmp_path: Path
+) -> None:
+    async with DocsSite(pages=30, latency_s=0.05, traps=False) as site:
+        first = serve(settings_for(site, tmp_path))
+        async with httpx.AsyncClient(base_url=first.url(), timeout=10) as http:
+            body = {"url": site.url("/"), "max_pages": 100, "include_paths": ["/docs/*"]}
+            job_id = (await http.post("/api/crawls", json=body)).json()["id"]
+            await until(http, job_id, lambda job: job["pages"] >= 8)
+        first.stop()
+        before = Counter(site.page_paths())
+        left = SqliteJobStore(settings_for(site, tmp_path).crawl_jobs_path)  # what the stopped server had stored
+        stored = {p["url"] for p in await left.results(job_id, "pages", 0, 100)}
+        await left.aclose()
+        second = serve(settings_for(site, tmp_path))
+        async with httpx.AsyncClient(base_url=second.url(), timeout=10) as http:
+            job = await until(http, job_id, finished)
+            pages = await all_results(http, job_id)
+    after = Counter(site.page_paths()) - before
+    assert len(stored) >= 8
+    assert job["state"] == "done" and job["pages"] == 30 == len({p["url"] for p in pages}) == len(pages)
+    again = [path for path in after if site.url(path) in stored]
+    assert not again, f"pages stored before the restart were downloaded again: {again}"
+    assert sum(after.values()) > 0 and all(n == 1 for n in after.values())
+
+
+async def test_bad_requests_get_clear_errors(serve: Callable[[Settings], ServedApp], tmp_path: Path) -> None:
+    async with DocsSite(pages=5) as site:
+        server = serve(settings_for(site, tmp_path, job_max_pages=50))
+        async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
+            over = await http.post("/api/crawls", json={"url": site.url("/"), "max_pages": 51})
+            wrong = await http.post("/api/crawls", json={"url": site.url("/"), "max_depth": 9, "colour": "red"})
+            not_web = await http.post("/api/crawls", json={"url": "ftp://example.org/"})
+            unknown = await http.get("/api/crawls/nope")
+            unknown_delete = await http.delete("/api/crawls/nope")
+            job_id = (await http.post("/api/crawls", json={"url": site.url("/"), "max_pages": 5})).json()["id"]
+            bad_offset = await http.get(f"/api/crawls/{job_id}", params={"offset": "-1"})
+            bad_limit = await http.get(f"/api/crawls/{job_id}", params={"limit": "1000"})
+            bad_kind = await http.get(f"/api/crawls/{job_id}", params={"kind": "everything"})
+    assert over.status_code == 422
+    assert "WEBLENS_CRAWL_JOB_MAX_PAGES" in over.json()["error"]["message"] and "50" in over.json()["error"]["message"]
+    assert wrong.status_code == 422 and "max_depth" in wrong.text and "colour" in wrong.text
+    assert not_web.status_code == 422 and not_web.json()["error"]["code"] == "validation_error"
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
+    assert unknown_delete.status_code == 404
+    assert [r.status_code for r in (bad_offset, bad_limit, bad_kind)] == [422, 422, 422]
