@@ -411,6 +411,9 @@ class CrawlConfig(BaseModel):
     job_path: Path | None = Field(
         default=None, description="SQLite file of crawl jobs; default <data_dir>/crawls.sqlite3"
     )
+    job_lease_s: float = Field(
+        default=120.0, gt=0, description="with Redis: a page a replica took is given to another after this (it died)"
+    )
 
 
 def _postgres_url(value: SecretStr | None) -> SecretStr | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from weblens.sites.jobs.sqlite import SqliteJobStore
 from weblens.testing import ServedApp
 from weblens.testing.sites import DocsSite
 
-WAIT_S = 30.0
+from .conftest import all_results, finished, until
 
 
 def settings_for(site: DocsSite, data: Path, **crawl: Any) -> Settings:
@@ -39,36 +38,6 @@ def serve() -> Iterator[Callable[[Settings], ServedApp]]:
     yield start
     for server in started:
         server.stop()
-
-
-async def until(http: httpx.AsyncClient, job_id: str, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-    """Poll the job until `done(job)` (the job as the API shows it), within WAIT_S."""
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        job = (await http.get(f"/api/crawls/{job_id}")).json()
-        if done(job):
-            return job
-        assert time.monotonic() < deadline, f"the job did not get there: {job}"
-        await asyncio.sleep(0.05)
-
-
-def finished(job: dict[str, Any]) -> bool:
-    return job["state"] != "running"
-
-
-async def all_results(
-    http: httpx.AsyncClient, job_id: str, kind: str = "pages", limit: int = 7
-) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    offset: int | None = 0
-    while offset is not None:
-        response = await http.get(f"/api/crawls/{job_id}", params={"offset": offset, "limit": limit, "kind": kind})
-        assert response.status_code == 200, response.text
-        page = response.json()["results"]
-        assert len(page["items"]) <= limit
-        items += page["items"]
-        offset = page["next_offset"]
-    return items
 
 
 async def test_a_job_reads_the_whole_site_and_its_results_come_page_by_page(

@@ -426,7 +426,9 @@ def create_app(
     chat, why = _chat_service(settings, store, tools)
     api = _Api(settings, store, chat, why, Answers(chat, runtime.backends.answers))
     panel = ToolPanel(tools.only(settings.llm.tools), api.read_json)
-    crawls = CrawlApi(open_crawl_jobs(settings, runtime.fetcher), api.read_json)
+    shared = runtime.backends
+    jobs = open_crawl_jobs(settings, runtime.fetcher, redis=shared.redis, slots=shared.slots)
+    crawls = CrawlApi(jobs, api.read_json)
 
     @asynccontextmanager
     async def chat_lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -33,9 +33,9 @@ class LocalRunner:
     async def start(self) -> None:
         """Resume the jobs a stopped server left unfinished."""
         for job_id in await self.store.unfinished():
-            self.run(job_id)
+            await self.run(job_id)
 
-    def run(self, job_id: str) -> None:
+    async def run(self, job_id: str) -> None:
         if job_id not in self._tasks:
             task = asyncio.create_task(self._run(job_id), name=f"crawl job {job_id}")
             self._tasks[job_id] = task

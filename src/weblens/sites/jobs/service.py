@@ -11,6 +11,8 @@ from weblens.errors import ToolValidationError
 from weblens.fetch.fetcher import Fetcher
 from weblens.sites.jobs.models import CrawlJob, JobSpec
 from weblens.sites.jobs.store import JobStore, ResultKind
+from weblens.store.base import SlotStore
+from weblens.store.redis import RedisState
 
 __all__ = ["MAX_RESULTS_PER_CALL", "CrawlJobs", "open_crawl_jobs"]
 
@@ -22,7 +24,7 @@ class Runner(Protocol):
 
     async def start(self) -> None: ...
 
-    def run(self, job_id: str) -> None: ...
+    async def run(self, job_id: str) -> None: ...
 
     async def stop(self, job_id: str) -> None: ...
 
@@ -41,7 +43,7 @@ class CrawlJobs(AsyncClosing):
 
     async def create(self, spec: JobSpec) -> CrawlJob:
         job = await self.store.create(spec.checked(self.max_pages))
-        self.runner.run(job.id)
+        await self.runner.run(job.id)
         return job
 
     async def get(self, job_id: str) -> CrawlJob:
@@ -65,8 +67,22 @@ class CrawlJobs(AsyncClosing):
         await self.store.aclose()
 
 
-def open_crawl_jobs(settings: Settings, fetcher: Fetcher) -> CrawlJobs:
-    """Jobs on SQLite (`crawl.job_path`) worked in this process."""
+def open_crawl_jobs(
+    settings: Settings, fetcher: Fetcher, *, redis: RedisState | None = None, slots: SlotStore | None = None
+) -> CrawlJobs:
+    """Jobs on SQLite (`crawl.job_path`) worked in this process, or given the runtime's `redis`
+    (and its shared rate-limit `slots`) on Redis, worked by every replica through taskiq."""
+    if redis is not None and slots is not None:
+        from weblens.sites.client import SiteClient
+        from weblens.sites.jobs.fleet import FleetRunner, fleet_gates
+        from weblens.sites.jobs.redis_store import RedisJobStore
+
+        lease_s = settings.crawl.job_lease_s
+        assert settings.redis_url is not None
+        shared = RedisJobStore(redis, lease_s=lease_s)
+        client = SiteClient(fetcher, gates=fleet_gates(redis, slots, lease_s))
+        runner = FleetRunner(shared, client, settings.redis_url.get_secret_value(), lease_s=lease_s)
+        return CrawlJobs(shared, runner, max_pages=settings.crawl.job_max_pages)
     from weblens.sites.jobs.local import LocalRunner
     from weblens.sites.jobs.sqlite import SqliteJobStore
 

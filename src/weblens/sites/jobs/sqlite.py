@@ -40,7 +40,8 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS crawl_frontier_next ON crawl_frontier (job_id, state, score DESC, depth, seq)",
     "CREATE TABLE IF NOT EXISTS crawl_variants (job_id TEXT NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL, "
     "PRIMARY KEY (job_id, path))",
-    "CREATE TABLE IF NOT EXISTS crawl_texts (job_id TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (job_id, key))",
+    "CREATE TABLE IF NOT EXISTS crawl_texts (job_id TEXT NOT NULL, key TEXT NOT NULL, url_key TEXT NOT NULL, "
+    "PRIMARY KEY (job_id, key))",
     "CREATE TABLE IF NOT EXISTS crawl_results (job_id TEXT NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL, "
     "body TEXT NOT NULL, PRIMARY KEY (job_id, kind, n))",
 )
@@ -151,7 +152,7 @@ class SqliteJobStore:
 
         return await self._run(read)
 
-    async def admit(self, job_id: str, found: Sequence[Found]) -> list[JobItem]:
+    async def admit(self, job_id: str, found: Sequence[Found], *, again: bool = False) -> list[JobItem]:
         def add(db: sqlite3.Connection) -> list[JobItem]:
             new: list[JobItem] = []
             traps = 0
@@ -189,13 +190,16 @@ class SqliteJobStore:
     async def skip(self, job_id: str, reasons: Counter[str]) -> None:
         await self._run(lambda db: self._count_skips(db, job_id, reasons))
 
-    async def first_text(self, job_id: str, key: str) -> bool:
+    async def first_text(self, job_id: str, key: str, url_key: str) -> bool:
         def add(db: sqlite3.Connection) -> bool:
-            return db.execute("INSERT OR IGNORE INTO crawl_texts VALUES (?, ?)", (job_id, key)).rowcount == 1
+            db.execute("INSERT OR IGNORE INTO crawl_texts VALUES (?, ?, ?)", (job_id, key, url_key))
+            row = db.execute("SELECT url_key FROM crawl_texts WHERE job_id = ? AND key = ?", (job_id, key)).fetchone()
+            (owner,) = row
+            return bool(owner == url_key)
 
         return await self._run(add)
 
-    async def claim(self, job_id: str, key: str) -> Verdict:
+    async def claim(self, job_id: str, key: str, token: str = "", item: JobItem | None = None) -> Verdict:
         def take(db: sqlite3.Connection) -> Verdict:
             job = self._row(db, job_id)
             if job["state"] != "running":

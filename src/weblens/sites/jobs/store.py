@@ -37,18 +37,23 @@ class JobStore(Protocol):
 
     async def results(self, job_id: str, kind: ResultKind, offset: int, limit: int) -> list[dict[str, Any]]: ...
 
-    async def admit(self, job_id: str, found: Sequence[Found]) -> list[JobItem]:
+    async def admit(self, job_id: str, found: Sequence[Found], *, again: bool = False) -> list[JobItem]:
         """Add to the seen-set and the frontier; returns the items not seen before (a path's query
-        variants past the limit are skipped as traps)."""
+        variants past the limit are skipped as traps). `again`: the page is read a second time (its
+        first reader died), so also return the items seen but not yet claimed, to queue them again."""
         ...
 
     async def skip(self, job_id: str, reasons: Counter[str]) -> None: ...
 
-    async def first_text(self, job_id: str, key: str) -> bool:
-        """True the first time a page text's key is given (False: a duplicate)."""
+    async def first_text(self, job_id: str, key: str, url_key: str) -> bool:
+        """True the first time a page text's key is given, and whenever the same URL gives it again
+        (its first reading was cut short); False: a duplicate of another URL's text."""
         ...
 
-    async def claim(self, job_id: str, key: str) -> Verdict: ...
+    async def claim(self, job_id: str, key: str, token: str = "", item: JobItem | None = None) -> Verdict:
+        """`token` names the delivery: the same one again after its reader died gets "again", another
+        one (a duplicate of a URL taken) "done" — unless the claim's lease ran out (its reader died)."""
+        ...
 
     async def finish(
         self, job_id: str, key: str, *, page: CrawledPage | None = None, failure: FailedPage | None = None,

@@ -7,9 +7,8 @@ policy, robots.txt, `Crawl-delay`, per-host slots and 429 back-off of `web_crawl
 
 from __future__ import annotations
 
-import logging
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from weblens.errors import WeblensError
 from weblens.sites.client import SiteClient
@@ -21,9 +20,11 @@ from weblens.sites.relevance import Relevance
 from weblens.sites.scope import Scope, variant_of
 from weblens.urls import canonical_url
 
-__all__ = ["JobWorker"]
+__all__ = ["Enqueue", "JobWorker"]
 
-log = logging.getLogger("weblens.sites.jobs")
+Enqueue = Callable[[str, list[JobItem]], Awaitable[None]]
+"""Queue a job's new URLs (a fleet's task queue); None where the store's frontier is the queue."""
+
 _SEEDS_PER_PAGE = 5
 _SPECS_KEPT = 64
 
@@ -40,9 +41,10 @@ class _Plan:
 class JobWorker:
     """Reads jobs' URLs through one `SiteClient` (its gates: this process's, or the fleet's)."""
 
-    def __init__(self, store: JobStore, client: SiteClient) -> None:
+    def __init__(self, store: JobStore, client: SiteClient, enqueue: Enqueue | None = None) -> None:
         self.store = store
         self.client = client
+        self.enqueue = enqueue
         self._plans: OrderedDict[str, _Plan] = OrderedDict()
 
     async def plan(self, job_id: str) -> _Plan:
@@ -54,7 +56,7 @@ class JobWorker:
         return plan
 
     async def _admit(
-        self, job_id: str, plan: _Plan, links: Sequence[tuple[str, str | None]], depth: int
+        self, job_id: str, plan: _Plan, links: Sequence[tuple[str, str | None]], depth: int, again: bool = False
     ) -> list[JobItem]:
         found: list[Found] = []
         skipped: Counter[str] = Counter()
@@ -68,13 +70,18 @@ class JobWorker:
             found.append((JobItem(url, depth, score), key, variant_of(key)))
         if skipped:
             await self.store.skip(job_id, skipped)
-        return await self.store.admit(job_id, found) if found else []
+        new = await self.store.admit(job_id, found, again=again) if found else []
+        if new and self.enqueue is not None:  # before the page is settled: a reader dying here loses nothing
+            await self.enqueue(job_id, new)
+        return new
 
-    async def seed(self, job_id: str) -> list[JobItem]:
+    async def seed(self, job_id: str, *, again: bool = False) -> list[JobItem]:
         """Put the start URL and the site's map (sitemaps, llms.txt) on the frontier; returns what is new."""
         plan = await self.plan(job_id)
         spec = plan.spec
-        new = await self.store.admit(job_id, [(JobItem(spec.url, 0, 1.0), canonical_url(spec.url), None)])
+        new = await self.store.admit(job_id, [(JobItem(spec.url, 0, 1.0), canonical_url(spec.url), None)], again=again)
+        if new and self.enqueue is not None:
+            await self.enqueue(job_id, new)
         limits: list[str] = []
         if spec.max_depth >= 1:
             mapper = SiteMapper(
@@ -89,16 +96,19 @@ class JobWorker:
                 await self.store.seeded(job_id, [], error=f"{exc.code}: {exc.message}")
                 return []
             limits = [limit for limit in found.limits if not limit.startswith("max_urls=")]
-            new += await self._admit(job_id, plan, [(e.url, e.title) for e in found.urls], 1)
+            new += await self._admit(job_id, plan, [(e.url, e.title) for e in found.urls], 1, again)
         await self.store.seeded(job_id, limits)
         return new
 
-    async def take(self, job_id: str, item: JobItem) -> Verdict:
-        """Claim `item` for reading."""
-        return await self.store.claim(job_id, canonical_url(item.url))
+    async def take(self, job_id: str, item: JobItem, token: str = "") -> Verdict:
+        """Claim `item` for reading (`token`: see `JobStore.claim`)."""
+        return await self.store.claim(job_id, canonical_url(item.url), token, item)
 
-    async def read(self, job_id: str, item: JobItem) -> list[JobItem]:
-        """Read a claimed URL, store what came of it, and return the new URLs it links to."""
+    async def read(self, job_id: str, item: JobItem, *, again: bool = False) -> list[JobItem]:
+        """Read a claimed URL, store what came of it, and return the new URLs it links to
+        (`again`: its first reader died; links it queued may be queued twice, never read twice).
+        A page's own failure is stored with it; any other error (the store is down) leaves the URL
+        claimed and propagates: the claim's lease, or the next start, gives it to another reader."""
         key = canonical_url(item.url)
         plan = await self.plan(job_id)
         spec = plan.spec
@@ -107,21 +117,16 @@ class JobWorker:
             if isinstance(got, str):
                 await self.store.finish(job_id, key, skipped=got)
                 return []
-            if not await self.store.first_text(job_id, text_key(got.document.content)):
+            if not await self.store.first_text(job_id, text_key(got.document.content), key):
                 await self.store.finish(job_id, key, skipped="duplicate")
                 return []
-            new = await self._admit(job_id, plan, got.links, item.depth + 1)
+            new = await self._admit(job_id, plan, got.links, item.depth + 1, again)
             page = None
             if plan.scope.wanted(item.url):  # else the start page, read for its links only
                 page = await read_page(self.client, got, item.url, item.depth, spec.query, plan.relevance,
                                        spec.page_tokens)  # fmt: skip
         except WeblensError as exc:
             failure = FailedPage(url=item.url, depth=item.depth, code=exc.code, message=exc.message)
-            await self.store.finish(job_id, key, failure=failure)
-            return []
-        except Exception as exc:  # a bug reading one page must not leave it claimed for ever
-            log.exception("crawl job %s: reading %s failed", job_id, key)
-            failure = FailedPage(url=item.url, depth=item.depth, code="internal_error", message=type(exc).__name__)
             await self.store.finish(job_id, key, failure=failure)
             return []
         await self.store.finish(job_id, key, page=page)

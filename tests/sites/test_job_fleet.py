@@ -1,0 +1,81 @@
+"""Crawl jobs shared by replicas on a real redis-server: each page read once, at one polite rate,
+and a job that outlives the replica working it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from weblens.app.server import create_app
+from weblens.config import Settings
+from weblens.sites.jobs.local import READING
+from weblens.testing import ServedApp
+from weblens.testing.redis import RedisServer
+from weblens.testing.sites import DocsSite
+
+from .conftest import all_results, finished, until
+
+
+def replica_settings(site: DocsSite, redis: RedisServer, data: Path, **crawl: Any) -> Settings:
+    return Settings(
+        data_dir=data, redis_url=redis.url, cache={"enabled": False},
+        fetch={"allowed_hosts": [site.host], "workers": 1}, crawl=crawl,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def fleet(redis_server: RedisServer, tmp_path: Path) -> Iterator[Callable[..., list[ServedApp]]]:
+    redis_server.flush()
+    started: list[ServedApp] = []
+
+    def start(site: DocsSite, count: int, **crawl: Any) -> list[ServedApp]:
+        for n in range(count):
+            settings = replica_settings(site, redis_server, tmp_path / f"replica{n}", **crawl)
+            started.append(ServedApp(create_app(settings)))
+        return started[-count:]
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+BODY = {"max_pages": 200, "include_paths": ["/docs/*"]}
+
+
+async def test_three_replicas_read_each_page_once_at_one_polite_rate(fleet: Callable[..., list[ServedApp]]) -> None:
+    async with DocsSite(pages=40, latency_s=0.05, crawl_delay=0.05, traps=False) as site:
+        replicas = fleet(site, 3)
+        async with httpx.AsyncClient(base_url=replicas[0].url(), timeout=10) as first:
+            job_id = (await first.post("/api/crawls", json={"url": site.url("/"), **BODY})).json()["id"]
+        async with httpx.AsyncClient(base_url=replicas[2].url(), timeout=10) as other:
+            job = await until(other, job_id, finished)
+            pages = await all_results(other, job_id, limit=15)
+        gaps = sorted(site.gaps())
+    assert job["state"] == "done" and job["pages"] == 40 == len({p["url"] for p in pages}) == len(pages)
+    fetched = Counter(site.page_paths())
+    assert max(fetched.values()) == 1, [path for path, n in fetched.items() if n > 1]
+    assert site.max_in_flight <= 2
+    assert gaps[len(gaps) // 2] >= 0.045 and gaps[0] >= 0.02, gaps[:5]  # Crawl-delay 0.05 s across the fleet
+
+
+async def test_a_job_outlives_the_replica_reading_it(fleet: Callable[..., list[ServedApp]]) -> None:
+    async with DocsSite(pages=40, latency_s=0.05, traps=False) as site:
+        replicas = fleet(site, 3, job_lease_s=1.5)
+        async with httpx.AsyncClient(base_url=replicas[0].url(), timeout=10) as first:
+            job_id = (await first.post("/api/crawls", json={"url": site.url("/"), **BODY})).json()["id"]
+            await until(first, job_id, lambda job: job["pages"] >= 10)
+        replicas[0].stop()  # its pages in flight are never acknowledged
+        async with httpx.AsyncClient(base_url=replicas[1].url(), timeout=10) as other:
+            job = await until(other, job_id, finished)
+            pages = await all_results(other, job_id, limit=15)
+    assert job["state"] == "done" and job["pages"] == 40 == len({p["url"] for p in pages}) == len(pages)
+    fetched = Counter(site.page_paths())
+    twice = [path for path, n in fetched.items() if n > 1]
+    assert max(fetched.values()) <= 2 and len(twice) <= READING, twice  # only what the stopped replica was reading
+    # a replica stopped mid-request abandons it and frees its slot; the site may still be answering it
+    assert site.max_in_flight <= 3
