@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -153,3 +154,28 @@ async def test_bad_requests_get_clear_errors(serve: Callable[[Settings], ServedA
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
     assert unknown_delete.status_code == 404
     assert [r.status_code for r in (bad_offset, bad_limit, bad_kind)] == [422, 422, 422]
+
+
+def test_weblens_crawl_job_runs_on_the_server_and_writes_pages_as_they_come(
+    serve: Callable[[Settings], ServedApp], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from weblens.cli import app
+
+    with DocsSite(pages=120) as site:
+        server = serve(settings_for(site, tmp_path / "server"))
+        out = tmp_path / "site"
+        env = {"WEBLENS_DATA_DIR": str(tmp_path / "cli")}
+        args = ["crawl", site.url("/"), "--job", "--server", server.url(), "-o", str(out), "--max-pages", "150",
+                "--include", "/docs/*"]  # fmt: skip
+        result = CliRunner().invoke(app, args, env=env)
+        without_job = CliRunner().invoke(app, ["crawl", site.url("/"), "--max-pages", "150"], env=env)
+        nobody = ["crawl", site.url("/"), "--job", "--server", "http://127.0.0.1:9"]
+        no_server = CliRunner().invoke(app, nobody, env=env)
+    assert result.exit_code == 0, result.output
+    index = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
+    assert sorted(e["url"] for e in index) == sorted(site.url(f"/docs/page-{i}") for i in range(120))
+    assert len(list(out.glob("*.md"))) == 120
+    assert without_job.exit_code == 2 and "--job" in without_job.output
+    assert no_server.exit_code != 0 and "weblens serve" in no_server.output

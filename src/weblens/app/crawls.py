@@ -17,7 +17,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from weblens.app.responses import error_response
-from weblens.errors import ToolValidationError
+from weblens.errors import ToolValidationError, UpstreamError
+from weblens.redact import redact_text
 from weblens.sites.jobs import CrawlJob, CrawlJobs, JobSpec
 from weblens.sites.jobs.models import FINISHED
 
@@ -40,6 +41,21 @@ def _int_param(request: Request, name: str, default: int) -> int:
     return int(text)
 
 
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _unavailable_as_503(handler: Handler) -> Handler:
+    """The jobs' store down (Redis unreachable) is a 503 saying so, not a 500."""
+
+    async def handle(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except UpstreamError as exc:
+            return error_response(503, exc.code, redact_text(exc.message))
+
+    return handle
+
+
 class CrawlApi:
     def __init__(self, jobs: CrawlJobs, read_json: ReadJson) -> None:
         self.jobs = jobs
@@ -47,10 +63,10 @@ class CrawlApi:
 
     def routes(self) -> list[BaseRoute]:
         return [
-            Route("/api/crawls", self.create, methods=["POST"]),
-            Route("/api/crawls", self.list, methods=["GET"]),
-            Route("/api/crawls/{job_id}", self.get, methods=["GET"]),
-            Route("/api/crawls/{job_id}", self.cancel, methods=["DELETE"]),
+            Route("/api/crawls", _unavailable_as_503(self.create), methods=["POST"]),
+            Route("/api/crawls", _unavailable_as_503(self.list), methods=["GET"]),
+            Route("/api/crawls/{job_id}", _unavailable_as_503(self.get), methods=["GET"]),
+            Route("/api/crawls/{job_id}", _unavailable_as_503(self.cancel), methods=["DELETE"]),
         ]
 
     async def create(self, request: Request) -> Response:

@@ -1,4 +1,5 @@
 """`weblens crawl URL -o DIR`: a site's pages as markdown files, plus `index.jsonl`.
+With `--job`, a crawl job on a running server instead (`weblens.cli.crawl_job`).
 
 Each page is written as it arrives (`001-<slug>.md`, a title line and its source URL on
 top) and gets one line in `index.jsonl` (url, final_url, title, depth, file, tokens,
@@ -10,12 +11,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import typer
 
 from weblens.cli import command_app
-from weblens.cli.output import fail, fail_from, note
+from weblens.cli.output import USAGE_EXIT_CODE, fail, fail_from, note
 from weblens.cli.progress import activity
 from weblens.cli.runner import run, with_runtime
 from weblens.cli.settings import load_settings
@@ -40,6 +41,18 @@ def _markdown(page: CrawledPage) -> str:
     return f"# {page.title or page.final_url}\n\nSource: {page.final_url}\n\n{page.text}\n"
 
 
+def write_page(n: int, page: CrawledPage, output: Path | None, index: TextIO | None) -> None:
+    """The `n`-th page: to stdout, or as a file in `output` with its line in `index`."""
+    if output is None or index is None:
+        typer.echo(_markdown(page))
+        return
+    name = _file_name(n, page)
+    (output / name).write_text(_markdown(page), encoding="utf-8")
+    entry = page.model_dump(exclude={"text"}) | {"file": name}
+    index.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    index.flush()
+
+
 @app.command("crawl")
 def crawl_command(
     url: Annotated[str, typer.Argument(help="The site's start URL (https:// is assumed when no scheme is given).")],
@@ -49,7 +62,9 @@ def crawl_command(
     query: Annotated[
         str | None, typer.Option("--query", "-q", help="Crawl best-first towards this; keep only what answers it.")
     ] = None,
-    max_pages: Annotated[int, typer.Option("--max-pages", min=1, max=MAX_CRAWL_PAGES, help="Most pages.")] = 10,
+    max_pages: Annotated[
+        int, typer.Option("--max-pages", min=1, help=f"Most pages: {MAX_CRAWL_PAGES}, or the server's cap with --job.")
+    ] = 10,
     max_depth: Annotated[
         int, typer.Option("--max-depth", min=0, max=MAX_CRAWL_DEPTH, help="Most links from the start URL.")
     ] = 2,
@@ -59,15 +74,31 @@ def crawl_command(
         int | None, typer.Option("--max-tokens", min=50, help="Tokens for all pages together, shared fairly.")
     ] = None,
     time_budget: Annotated[float, typer.Option("--time-budget", min=0.1, help="Seconds; then stop, partial.")] = 120.0,
+    job: Annotated[
+        bool, typer.Option("--job", help="Run it as a crawl job on a running `weblens serve` (big sites); follow it.")
+    ] = False,
+    server: Annotated[
+        str | None, typer.Option("--server", help="The server for --job (default http://server.host:server.port).")
+    ] = None,
 ) -> None:
     """Read a site's pages politely into markdown files (or to stdout)."""
     settings = load_settings(as_json=False)
     target = with_scheme(url)
+    if not job and max_pages > MAX_CRAWL_PAGES:
+        fail(f"--max-pages must be at most {MAX_CRAWL_PAGES}; a bigger crawl is a job: add --job", "validation_error",
+             USAGE_EXIT_CODE)  # fmt: skip
     if output is not None:
         try:
             output.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             fail(f"cannot write to {output}: {exc.strerror}", "validation_error")
+    if job:
+        from weblens.cli.crawl_job import follow_job
+
+        body = {"url": target, "query": query, "max_pages": max_pages, "max_depth": max_depth,
+                "include_paths": include or [], "exclude_paths": exclude or [], "max_tokens": max_tokens}  # fmt: skip
+        follow_job(settings, server, body, output)
+        return
 
     async def work(runtime: Runtime) -> Crawl:
         walk = Crawl(
@@ -86,14 +117,7 @@ def crawl_command(
             n = 0
             async for page in walk:
                 n += 1
-                if output is None or index is None:
-                    typer.echo(_markdown(page))
-                    continue
-                name = _file_name(n, page)
-                (output / name).write_text(_markdown(page), encoding="utf-8")
-                entry = page.model_dump(exclude={"text"}) | {"file": name}
-                index.write(json.dumps(entry, ensure_ascii=False) + "\n")
-                index.flush()
+                write_page(n, page, output, index)
         finally:
             if index is not None:
                 index.close()

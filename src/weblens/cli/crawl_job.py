@@ -1,0 +1,109 @@
+"""`weblens crawl URL --job`: a crawl job on a running `weblens serve`, followed as it goes.
+
+The job is started with `POST /api/crawls` on the server (`--server`, default the configured
+`server.host`/`server.port`; the token `WEBLENS_MCP_TOKEN` when set), its pages are written as
+they arrive — the same files and `index.jsonl` as `weblens crawl -o` — and a progress bar on
+stderr shows pages read of max_pages. Ctrl-C stops following, not the job: it runs on in the
+server (stop it with `DELETE /api/crawls/{id}`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import typer
+
+from weblens.cli.output import err_console, fail, note
+from weblens.config import Settings
+from weblens.sites import CrawledPage
+
+__all__ = ["follow_job", "server_url"]
+
+POLL_S = 0.5
+_BATCH = 100
+_WILDCARDS = ("", "0.0.0.0", "::", "[::]")
+
+
+def server_url(settings: Settings) -> str:
+    host = settings.server.host
+    host = "127.0.0.1" if host in _WILDCARDS else f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"http://{host}:{settings.server.port}"
+
+
+def _error(response: httpx.Response) -> tuple[str, str]:
+    try:
+        error = response.json()["error"]
+        return str(error["message"]), str(error["code"])
+    except (ValueError, KeyError, TypeError):
+        return f"the server answered HTTP {response.status_code}", "upstream_error"
+
+
+class _Writer:
+    """Pages to `output` (one markdown file each, plus index.jsonl) or to stdout."""
+
+    def __init__(self, output: Path | None) -> None:
+        from weblens.cli.crawl import write_page
+
+        self.output, self.count, self._write = output, 0, write_page
+        self.index = None if output is None else (output / "index.jsonl").open("w", encoding="utf-8")
+
+    def write(self, page: dict[str, Any]) -> None:
+        self.count += 1
+        self._write(self.count, CrawledPage.model_validate(page), self.output, self.index)
+
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.close()
+
+
+def follow_job(settings: Settings, server: str | None, body: dict[str, Any], output: Path | None) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    base = (server or server_url(settings)).rstrip("/")
+    headers = {}
+    if settings.mcp.token is not None:
+        headers["Authorization"] = f"Bearer {settings.mcp.token.get_secret_value()}"
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        try:
+            started = http.post("/api/crawls", json=body)
+        except httpx.TransportError:
+            fail(f"no weblens server answers at {base}: start one with `weblens serve`, or pass --server URL",
+                 "upstream_error")  # fmt: skip
+        if started.status_code != 201:
+            fail(*_error(started))  # type: ignore[arg-type]
+        job_id = started.json()["id"]
+        note(f"crawl job {job_id} on {base}", "dim")
+        writer = _Writer(output)
+        offset = 0
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        try:
+            with Progress(*columns, console=err_console, transient=True) as bar:
+                task = bar.add_task("pages", total=body["max_pages"])
+                while True:
+                    response = http.get(f"/api/crawls/{job_id}", params={"offset": offset, "limit": _BATCH})
+                    if response.status_code != 200:
+                        fail(*_error(response))  # type: ignore[arg-type]
+                    job = response.json()
+                    results = job["results"]
+                    for page in results["items"]:
+                        writer.write(page)
+                    offset += len(results["items"])
+                    bar.update(task, completed=job["pages"], description=f"pages ({job['queued']} queued)")
+                    if results["next_offset"] is None:
+                        break
+                    if len(results["items"]) < _BATCH:
+                        time.sleep(POLL_S)
+        except KeyboardInterrupt:
+            note(f"stopped following; the job runs on: {base}/api/crawls/{job_id}", "yellow")
+            raise typer.Exit(130) from None
+        finally:
+            writer.close()
+    if job["failed"]:
+        note(f"{job['failed']} pages failed: {base}/api/crawls/{job_id}?kind=failed", "yellow")
+    if job["state"] != "done":
+        note(f"the job ended {job['state']}{': ' + job['error'] if job.get('error') else ''}", "yellow")
+    where = f" into {output}" if output is not None else ""
+    note(f"{writer.count} pages{where}", "dim")
