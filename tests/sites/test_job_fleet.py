@@ -3,6 +3,7 @@ and a job that outlives the replica working it."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -79,3 +80,20 @@ async def test_a_job_outlives_the_replica_reading_it(fleet: Callable[..., list[S
     assert max(fetched.values()) <= 2 and len(twice) <= READING, twice  # only what the stopped replica was reading
     # a replica stopped mid-request abandons it and frees its slot; the site may still be answering it
     assert site.max_in_flight <= 3
+
+
+async def test_a_job_cancelled_on_one_replica_stops_on_all(fleet: Callable[..., list[ServedApp]]) -> None:
+    async with DocsSite(pages=120, latency_s=0.1, traps=False) as site:
+        replicas = fleet(site, 2)
+        async with httpx.AsyncClient(base_url=replicas[0].url(), timeout=10) as first:
+            job_id = (await first.post("/api/crawls", json={"url": site.url("/"), **BODY})).json()["id"]
+            await until(first, job_id, lambda job: job["pages"] >= 3)
+        async with httpx.AsyncClient(base_url=replicas[1].url(), timeout=10) as other:
+            cancelled = await other.delete(f"/api/crawls/{job_id}")
+            requested = len(site.page_requests())
+            await asyncio.sleep(1.5)  # a running job reads ~20 pages a second here
+            job = (await other.get(f"/api/crawls/{job_id}")).json()
+        later = len(site.page_requests())
+    assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
+    assert job["state"] == "cancelled" and job["pages"] < 60
+    assert later - requested <= READING * 2  # only pages already taken when it was cancelled

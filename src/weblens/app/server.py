@@ -440,7 +440,8 @@ def create_app(
             logger.warning("session storage is unavailable at start-up (chat answers 503 until it is back): %s",
                         redact_text(exc.message))
         try:
-            await crawls.jobs.start()  # resumes the jobs a stopped server left unfinished
+            async with asyncio.timeout(READY_TIMEOUT_S * 3):
+                await crawls.jobs.start()  # resumes the jobs a stopped server left unfinished
         except Exception as exc:  # a crawl-jobs file or Redis down: the rest still serves
             logger.warning("crawl jobs did not start: %s", redact_text(f"{type(exc).__name__}: {exc}"))
         try:

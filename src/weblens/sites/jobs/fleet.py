@@ -41,6 +41,7 @@ _POLL_S = 0.02
 """How often a request waiting for one of its host's slots asks again."""
 _WAIT_S = 0.2
 """A URL that must wait (pages in flight may still fail and free a place) is queued again after this."""
+_CONNECT_S = 5.0
 _STREAM_MAX = 200_000
 """Messages kept in the stream (acknowledged ones are trimmed first)."""
 
@@ -112,7 +113,7 @@ class FleetRunner:
         self.broker = RedisStreamBroker(
             redis_url, queue_name=store.state.key("crawl", "queue"), consumer_group_name="weblens-crawl",
             consumer_id="0", xread_block=1000, xread_count=READING, idle_timeout=int(lease_s * 1000),
-            unacknowledged_lock_timeout=lease_s, maxlen=_STREAM_MAX,
+            unacknowledged_lock_timeout=lease_s, maxlen=_STREAM_MAX, socket_connect_timeout=_CONNECT_S,
         )  # fmt: skip
 
         # taskiq registers functions, not bound methods
