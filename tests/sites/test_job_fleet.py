@@ -78,8 +78,9 @@ async def test_a_job_outlives_the_replica_reading_it(fleet: Callable[..., list[S
     fetched = Counter(site.page_paths())
     twice = [path for path, n in fetched.items() if n > 1]
     assert max(fetched.values()) <= 2 and len(twice) <= READING, twice  # only what the stopped replica was reading
-    # a replica stopped mid-request abandons it and frees its slot; the site may still be answering it
-    assert site.max_in_flight <= 3
+    # a replica stopped mid-request abandons its requests (2 at most) and frees their slots: the site
+    # may still be answering them when the other replicas start theirs
+    assert site.max_in_flight <= 4
 
 
 async def test_a_job_cancelled_on_one_replica_stops_on_all(fleet: Callable[..., list[ServedApp]]) -> None:
