@@ -179,3 +179,15 @@ def test_weblens_crawl_job_runs_on_the_server_and_writes_pages_as_they_come(
     assert len(list(out.glob("*.md"))) == 120
     assert without_job.exit_code == 2 and "--job" in without_job.output
     assert no_server.exit_code != 0 and "weblens serve" in no_server.output
+
+
+async def test_a_job_for_a_site_the_fetcher_may_not_reach_fails_and_says_why(
+    serve: Callable[[Settings], ServedApp], tmp_path: Path
+) -> None:
+    async with DocsSite(pages=3) as site:
+        server = serve(settings_for(site, tmp_path))
+        async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
+            job_id = (await http.post("/api/crawls", json={"url": "http://127.0.0.1:9/docs/"})).json()["id"]
+            job = await until(http, job_id, finished)
+    assert job["state"] == "failed" and job["pages"] == 0
+    assert job["error"].startswith("blocked:"), job["error"]
