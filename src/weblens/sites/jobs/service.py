@@ -20,7 +20,7 @@ MAX_RESULTS_PER_CALL = 100
 
 
 class Runner(Protocol):
-    """Works the jobs: `LocalRunner` (asyncio tasks) or `FleetRunner` (arq on Redis)."""
+    """Works the jobs: `LocalRunner` (asyncio tasks) or `FleetRunner` (taskiq on Redis)."""
 
     async def start(self) -> None: ...
 

@@ -1,6 +1,6 @@
 """`JobWorker`: seeding a job from the site's map and reading one URL of it, over a store.
 
-The same code runs a job in one process (SQLite, `LocalRunner`) and in a fleet (Redis, arq):
+The same code runs a job in one process (SQLite, `LocalRunner`) and in a fleet (Redis, taskiq):
 only the store and the gates differ. Every download goes through `SiteClient` — the guard,
 policy, robots.txt, `Crawl-delay`, per-host slots and 429 back-off of `web_crawl`.
 """
