@@ -56,12 +56,17 @@ async def test_three_replicas_read_each_page_once_at_one_polite_rate(fleet: Call
         async with httpx.AsyncClient(base_url=replicas[2].url(), timeout=10) as other:
             job = await until(other, job_id, finished)
             pages = await all_results(other, job_id, limit=15)
-        gaps = sorted(site.gaps())
+        gaps = site.gaps()
     assert job["state"] == "done" and job["pages"] == 40 == len({p["url"] for p in pages}) == len(pages)
     fetched = Counter(site.page_paths())
     assert max(fetched.values()) == 1, [path for path, n in fetched.items() if n > 1]
     assert site.max_in_flight <= 2
-    assert gaps[len(gaps) // 2] >= 0.045 and gaps[0] >= 0.02, gaps[:5]  # Crawl-delay 0.05 s across the fleet
+    # Crawl-delay 0.05 s across the fleet. The server sees arrivals, and a request that sat in a busy
+    # event loop arrives late, shortening one gap and lengthening the next: so every run of ten
+    # requests must span nine delays, less one request's lateness (0.1 s). A fleet pacing each
+    # replica on its own would span about 0.15 s.
+    spans = [sum(gaps[i : i + 9]) for i in range(len(gaps) - 8)]
+    assert sorted(gaps)[len(gaps) // 2] >= 0.045 and min(spans) >= 0.35, (sorted(gaps)[:5], min(spans))
 
 
 async def test_a_job_outlives_the_replica_reading_it(fleet: Callable[..., list[ServedApp]]) -> None:
