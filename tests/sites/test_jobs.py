@@ -238,3 +238,29 @@ async def test_a_job_for_a_site_the_fetcher_may_not_reach_fails_and_says_why(
             job = await until(http, job_id, finished)
     assert job["state"] == "failed" and job["pages"] == 0
     assert job["error"].startswith("blocked:"), job["error"]
+
+
+def test_weblens_crawl_job_id_follows_a_job_that_runs_already(
+    serve: Callable[[Settings], ServedApp], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from weblens.cli import app
+
+    with DocsSite(pages=40, latency_s=0.02, traps=False) as site:
+        server = serve(settings_for(site, tmp_path / "server"))
+        body = {"url": site.url("/"), "max_pages": 100, "include_paths": ["/docs/*"]}
+        job_id = httpx.post(server.url("/api/crawls"), json=body, timeout=10).json()["id"]  # started elsewhere
+        env = {"WEBLENS_DATA_DIR": str(tmp_path / "cli")}
+        out = tmp_path / "site"
+        follow = ["crawl", "--job-id", job_id, "--server", server.url(), "-o", str(out)]
+        result = CliRunner().invoke(app, follow, env=env)
+        unknown = CliRunner().invoke(app, ["crawl", "--job-id", "nope", "--server", server.url()], env=env)
+        both = CliRunner().invoke(app, ["crawl", site.url("/"), "--job-id", job_id], env=env)
+        neither = CliRunner().invoke(app, ["crawl"], env=env)
+    assert result.exit_code == 0, result.output
+    index = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
+    assert sorted(e["url"] for e in index) == sorted(site.url(f"/docs/page-{i}") for i in range(40))
+    assert len(list(out.glob("*.md"))) == 40
+    assert unknown.exit_code == 1 and "no crawl job" in unknown.output
+    assert both.exit_code == 2 and neither.exit_code == 2 and "--job-id" in neither.output
