@@ -4,6 +4,7 @@ and a job that outlives the replica working it."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -130,3 +131,20 @@ async def test_a_job_that_ended_expires_from_redis_and_delete_removes_it(
     assert ttl[f"weblens:crawl:{expiring}".encode()] > week - 60_000 and ttl[f"weblens:crawl:{expiring}:pages".encode()]
     assert expired.status_code == 404 and removed.status_code == 204 and gone.status_code == 404
     assert listed == [] and left == [] and indexed == []
+
+
+async def test_a_replica_stopped_mid_job_logs_no_error(
+    fleet: Callable[..., list[ServedApp]], caplog: pytest.LogCaptureFixture
+) -> None:
+    async with DocsSite(pages=60, latency_s=0.2, traps=False) as site:
+        replicas = fleet(site, 2, job_lease_s=1.5)
+        async with httpx.AsyncClient(base_url=replicas[0].url(), timeout=10) as first:
+            job_id = (await first.post("/api/crawls", json={"url": site.url("/"), **BODY})).json()["id"]
+            await until(first, job_id, lambda job: job["pages"] >= 3 and job["in_flight"] > 0)
+        with caplog.at_level(logging.INFO):
+            await asyncio.to_thread(replicas[0].stop)  # what Ctrl-C on `weblens serve` does, with pages in flight
+        async with httpx.AsyncClient(base_url=replicas[1].url(), timeout=10) as other:
+            job = await until(other, job_id, finished)
+    errors = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not errors, errors
+    assert job["state"] == "done" and job["pages"] == 60
