@@ -414,6 +414,9 @@ class CrawlConfig(BaseModel):
     job_lease_s: float = Field(
         default=120.0, gt=0, description="with Redis: a page a replica took is given to another after this (it died)"
     )
+    job_keep_days: float = Field(
+        default=7.0, gt=0, le=3650, description="days a finished, cancelled or failed crawl job is kept, then removed"
+    )
 
 
 def _postgres_url(value: SecretStr | None) -> SecretStr | None:

@@ -4,6 +4,7 @@ and a job that outlives the replica working it."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -103,3 +104,52 @@ async def test_a_job_cancelled_on_one_replica_stops_on_all(fleet: Callable[..., 
     assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
     assert job["state"] == "cancelled" and job["pages"] < 60
     assert later - requested <= READING * 2  # only pages already taken when it was cancelled
+
+
+async def test_a_job_that_ended_expires_from_redis_and_delete_removes_it(
+    fleet: Callable[..., list[ServedApp]], redis_server: RedisServer
+) -> None:
+    from redis.asyncio import Redis
+
+    week = 7 * 86_400_000
+    async with DocsSite(pages=5, traps=False) as site, Redis.from_url(redis_server.url) as redis:
+        (replica,) = fleet(site, 1)
+        async with httpx.AsyncClient(base_url=replica.url(), timeout=10) as http:
+            ids = [(await http.post("/api/crawls", json={"url": site.url("/"), **BODY})).json()["id"] for _ in range(2)]
+            for job_id in ids:
+                await until(http, job_id, finished)
+            expiring, deleted = ids
+            keys = [key async for key in redis.scan_iter(f"weblens:crawl:{expiring}*")]
+            ttls = [await redis.pttl(key) for key in keys]
+            for key in keys:  # its week passes
+                await redis.pexpire(key, 1)
+            while await redis.exists(*keys):  # Redis removes them (when asked, if not before)
+                await asyncio.sleep(0.01)
+            expired = await http.get(f"/api/crawls/{expiring}")
+            removed = await http.delete(f"/api/crawls/{deleted}")
+            gone = await http.get(f"/api/crawls/{deleted}")
+            listed = (await http.get("/api/crawls")).json()["crawls"]
+            left = [key async for key in redis.scan_iter(f"weblens:crawl:{deleted}*")]
+            indexed = await redis.zrange("weblens:crawl:jobs", 0, -1)
+    ttl = dict(zip(keys, ttls, strict=True))
+    assert len(keys) >= 5 and all(0 < n <= week for n in ttls), ttl  # every key expires (`seeding` within a lease)
+    assert ttl[f"weblens:crawl:{expiring}".encode()] > week - 60_000 and ttl[f"weblens:crawl:{expiring}:pages".encode()]
+    assert expired.status_code == 404 and removed.status_code == 204 and gone.status_code == 404
+    assert listed == [] and left == [] and indexed == []
+
+
+async def test_a_replica_stopped_mid_job_logs_no_error(
+    fleet: Callable[..., list[ServedApp]], caplog: pytest.LogCaptureFixture
+) -> None:
+    async with DocsSite(pages=60, latency_s=0.2, traps=False) as site:
+        replicas = fleet(site, 2, job_lease_s=1.5)
+        async with httpx.AsyncClient(base_url=replicas[0].url(), timeout=10) as first:
+            job_id = (await first.post("/api/crawls", json={"url": site.url("/"), **BODY})).json()["id"]
+            await until(first, job_id, lambda job: job["pages"] >= 3 and job["in_flight"] > 0)
+        with caplog.at_level(logging.INFO):
+            await asyncio.to_thread(replicas[0].stop)  # what Ctrl-C on `weblens serve` does, with pages in flight
+        async with httpx.AsyncClient(base_url=replicas[1].url(), timeout=10) as other:
+            job = await until(other, job_id, finished)
+    errors = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not errors, errors
+    assert job["state"] == "done" and job["pages"] == 60

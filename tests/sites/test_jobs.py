@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -103,9 +105,53 @@ async def test_a_job_can_be_cancelled(serve: Callable[[Settings], ServedApp], tm
             job = (await http.get(f"/api/crawls/{job_id}")).json()
             await asyncio.sleep(0.5)  # time in which a running job would have read more pages
             later = len(site.page_requests())
+            deleted = await http.delete(f"/api/crawls/{job_id}")  # it ended: this time it is removed
+            gone = await http.get(f"/api/crawls/{job_id}")
+            again = await http.delete(f"/api/crawls/{job_id}")
+            listed = (await http.get("/api/crawls")).json()["crawls"]
     assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
     assert job["state"] == "cancelled" and job["finished_at"] is not None
     assert later == requested and job["pages"] < 40
+    assert deleted.status_code == 204 and gone.status_code == 404 and again.status_code == 404 and listed == []
+    assert job_rows(settings_for(site, tmp_path).crawl_jobs_path, job_id) == 0
+
+
+def job_rows(path: Path, job_id: str) -> int:
+    """Rows of the job left in the SQLite file, in every table."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        tables = ("crawl_frontier", "crawl_variants", "crawl_texts", "crawl_results")
+        rows = sum(db.execute(f"SELECT count(*) FROM {t} WHERE job_id = ?", (job_id,)).fetchone()[0] for t in tables)
+        return int(rows + db.execute("SELECT count(*) FROM crawl_jobs WHERE id = ?", (job_id,)).fetchone()[0])
+
+
+async def test_a_job_that_ended_is_kept_for_its_keep_time_then_removed(
+    serve: Callable[[Settings], ServedApp], tmp_path: Path
+) -> None:
+    async with DocsSite(pages=5, traps=False) as site:
+        settings = settings_for(site, tmp_path, job_keep_days=2)
+        server = serve(settings)
+        body = {"url": site.url("/"), "include_paths": ["/docs/*"]}
+        async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
+            old, recent = [(await http.post("/api/crawls", json=body)).json()["id"] for _ in range(2)]
+            for job_id in (old, recent):
+                await until(http, job_id, finished)
+            kept = await all_results(http, old)
+            with contextlib.closing(sqlite3.connect(settings.crawl_jobs_path)) as db:  # 3 days pass for `old`
+                db.execute("UPDATE crawl_jobs SET finished_at = finished_at - 3 * 86400 WHERE id = ?", (old,))
+                db.commit()
+            expired = await http.get(f"/api/crawls/{old}")
+            listed = [job["id"] for job in (await http.get("/api/crawls")).json()["crawls"]]
+            still = await http.get(f"/api/crawls/{recent}")
+        server.stop()
+        rows_before = job_rows(settings.crawl_jobs_path, old)
+        restarted = serve(settings)  # removes the rows at start (and every hour while it runs)
+        async with httpx.AsyncClient(base_url=restarted.url(), timeout=10) as http:
+            after = await http.get(f"/api/crawls/{recent}")
+    assert len(kept) == 5
+    assert expired.status_code == 404 and listed == [recent] and still.status_code == 200
+    assert rows_before > 0 and job_rows(settings.crawl_jobs_path, old) == 0
+    assert after.status_code == 200 and after.json()["pages"] == 5
+    assert job_rows(settings.crawl_jobs_path, recent) > 0
 
 
 async def test_a_job_survives_a_restart_without_downloading_a_page_again(
@@ -119,7 +165,8 @@ async def test_a_job_survives_a_restart_without_downloading_a_page_again(
             await until(http, job_id, lambda job: job["pages"] >= 8)
         first.stop()
         before = Counter(site.page_paths())
-        left = SqliteJobStore(settings_for(site, tmp_path).crawl_jobs_path)  # what the stopped server had stored
+        stopped = settings_for(site, tmp_path)  # what the stopped server had stored:
+        left = SqliteJobStore(stopped.crawl_jobs_path, keep_s=stopped.crawl.job_keep_days * 86_400)
         stored = {p["url"] for p in await left.results(job_id, "pages", 0, 100)}
         await left.aclose()
         second = serve(settings_for(site, tmp_path))
@@ -191,3 +238,29 @@ async def test_a_job_for_a_site_the_fetcher_may_not_reach_fails_and_says_why(
             job = await until(http, job_id, finished)
     assert job["state"] == "failed" and job["pages"] == 0
     assert job["error"].startswith("blocked:"), job["error"]
+
+
+def test_weblens_crawl_job_id_follows_a_job_that_runs_already(
+    serve: Callable[[Settings], ServedApp], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from weblens.cli import app
+
+    with DocsSite(pages=40, latency_s=0.02, traps=False) as site:
+        server = serve(settings_for(site, tmp_path / "server"))
+        body = {"url": site.url("/"), "max_pages": 100, "include_paths": ["/docs/*"]}
+        job_id = httpx.post(server.url("/api/crawls"), json=body, timeout=10).json()["id"]  # started elsewhere
+        env = {"WEBLENS_DATA_DIR": str(tmp_path / "cli")}
+        out = tmp_path / "site"
+        follow = ["crawl", "--job-id", job_id, "--server", server.url(), "-o", str(out)]
+        result = CliRunner().invoke(app, follow, env=env)
+        unknown = CliRunner().invoke(app, ["crawl", "--job-id", "nope", "--server", server.url()], env=env)
+        both = CliRunner().invoke(app, ["crawl", site.url("/"), "--job-id", job_id], env=env)
+        neither = CliRunner().invoke(app, ["crawl"], env=env)
+    assert result.exit_code == 0, result.output
+    index = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
+    assert sorted(e["url"] for e in index) == sorted(site.url(f"/docs/page-{i}") for i in range(40))
+    assert len(list(out.glob("*.md"))) == 40
+    assert unknown.exit_code == 1 and "no crawl job" in unknown.output
+    assert both.exit_code == 2 and neither.exit_code == 2 and "--job-id" in neither.output

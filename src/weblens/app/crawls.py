@@ -3,7 +3,8 @@
 `POST /api/crawls` starts one (the parameters of `web_crawl`, max_pages up to the operator's
 `crawl.job_max_pages`); `GET /api/crawls/{id}` gives its progress and a page of its results
 (`offset`, `limit` ≤ 100, `kind=pages|failed`), so a 3 000-page job is read in pieces;
-`DELETE /api/crawls/{id}` cancels it; `GET /api/crawls` lists the newest.
+`DELETE /api/crawls/{id}` cancels a running job (200 with the job) and removes one that ended
+(204; 404 from then on); `GET /api/crawls` lists the newest.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class CrawlApi:
             Route("/api/crawls", _unavailable_as_503(self.create), methods=["POST"]),
             Route("/api/crawls", _unavailable_as_503(self.list), methods=["GET"]),
             Route("/api/crawls/{job_id}", _unavailable_as_503(self.get), methods=["GET"]),
-            Route("/api/crawls/{job_id}", _unavailable_as_503(self.cancel), methods=["DELETE"]),
+            Route("/api/crawls/{job_id}", _unavailable_as_503(self.delete), methods=["DELETE"]),
         ]
 
     async def create(self, request: Request) -> Response:
@@ -98,8 +99,9 @@ class CrawlApi:
             return _invalid(exc.message)
         return JSONResponse({**job.model_dump(), "results": _page(job, kind, offset, items)})
 
-    async def cancel(self, request: Request) -> Response:
-        return JSONResponse((await self.jobs.cancel(request.path_params["job_id"])).model_dump())
+    async def delete(self, request: Request) -> Response:
+        job = await self.jobs.delete(request.path_params["job_id"])
+        return Response(status_code=204) if job is None else JSONResponse(job.model_dump())
 
 
 def _page(job: CrawlJob, kind: str, offset: int, items: list[dict[str, Any]]) -> dict[str, Any]:

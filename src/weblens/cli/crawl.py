@@ -55,7 +55,9 @@ def write_page(n: int, page: CrawledPage, output: Path | None, index: TextIO | N
 
 @app.command("crawl")
 def crawl_command(
-    url: Annotated[str, typer.Argument(help="The site's start URL (https:// is assumed when no scheme is given).")],
+    url: Annotated[
+        str | None, typer.Argument(help="The site's start URL (https:// is assumed when no scheme is given).")
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Directory for one markdown file per page and index.jsonl.")
     ] = None,
@@ -78,12 +80,19 @@ def crawl_command(
         bool, typer.Option("--job", help="Run it as a crawl job on a running `weblens serve` (big sites); follow it.")
     ] = False,
     server: Annotated[
-        str | None, typer.Option("--server", help="The server for --job (default http://server.host:server.port).")
+        str | None,
+        typer.Option("--server", help="The server for --job and --job-id (default http://server.host:server.port)."),
+    ] = None,
+    job_id: Annotated[
+        str | None,
+        typer.Option("--job-id", help="Follow a crawl job that exists (its pages are written again from the first)."),
     ] = None,
 ) -> None:
     """Read a site's pages politely into markdown files (or to stdout)."""
     settings = load_settings(as_json=False)
-    target = with_scheme(url)
+    if (url is None) == (job_id is None):
+        fail("give the site's URL, or --job-id ID to follow a crawl job (not both)", "validation_error",
+             USAGE_EXIT_CODE)  # fmt: skip
     if not job and max_pages > MAX_CRAWL_PAGES:
         fail(f"--max-pages must be at most {MAX_CRAWL_PAGES}; a bigger crawl is a job: add --job", "validation_error",
              USAGE_EXIT_CODE)  # fmt: skip
@@ -92,6 +101,13 @@ def crawl_command(
             output.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             fail(f"cannot write to {output}: {exc.strerror}", "validation_error")
+    if job_id is not None:
+        from weblens.cli.crawl_job import follow_job
+
+        follow_job(settings, server, None, output, job_id)
+        return
+    assert url is not None
+    target = with_scheme(url)
     if job:
         from weblens.cli.crawl_job import follow_job
 

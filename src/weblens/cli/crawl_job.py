@@ -4,7 +4,8 @@ The job is started with `POST /api/crawls` on the server (`--server`, default th
 `server.host`/`server.port`; the token `WEBLENS_MCP_TOKEN` when set), its pages are written as
 they arrive — the same files and `index.jsonl` as `weblens crawl -o` — and a progress bar on
 stderr shows pages read of max_pages. Ctrl-C stops following, not the job: it runs on in the
-server (stop it with `DELETE /api/crawls/{id}`).
+server (stop it with `DELETE /api/crawls/{id}`). `weblens crawl --job-id ID` follows a job that
+runs already (started earlier, or followed until a Ctrl-C) and writes all its pages again.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import typer
@@ -59,7 +61,18 @@ class _Writer:
             self.index.close()
 
 
-def follow_job(settings: Settings, server: str | None, body: dict[str, Any], output: Path | None) -> None:
+def _call(http: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    try:
+        return http.request(method, path, **kwargs)
+    except httpx.TransportError:
+        fail(f"no weblens server answers at {http.base_url}: start one with `weblens serve`, or pass --server URL",
+             "upstream_error")  # fmt: skip
+
+
+def follow_job(
+    settings: Settings, server: str | None, body: dict[str, Any] | None, output: Path | None, job_id: str | None = None
+) -> None:
+    """Start a job with `body` and follow it, or (`job_id`) follow one that exists."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     base = (server or server_url(settings)).rstrip("/")
@@ -67,23 +80,21 @@ def follow_job(settings: Settings, server: str | None, body: dict[str, Any], out
     if settings.mcp.token is not None:
         headers["Authorization"] = f"Bearer {settings.mcp.token.get_secret_value()}"
     with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
-        try:
-            started = http.post("/api/crawls", json=body)
-        except httpx.TransportError:
-            fail(f"no weblens server answers at {base}: start one with `weblens serve`, or pass --server URL",
-                 "upstream_error")  # fmt: skip
-        if started.status_code != 201:
-            fail(*_error(started))  # type: ignore[arg-type]
-        job_id = started.json()["id"]
+        if job_id is None:
+            started = _call(http, "POST", "/api/crawls", json=body)
+            if started.status_code != 201:
+                fail(*_error(started))  # type: ignore[arg-type]
+            job_id = str(started.json()["id"])
         note(f"crawl job {job_id} on {base}", "dim")
         writer = _Writer(output)
         offset = 0
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         try:
             with Progress(*columns, console=err_console, transient=True) as bar:
-                task = bar.add_task("pages", total=body["max_pages"])
+                task = bar.add_task("pages", total=None)
                 while True:
-                    response = http.get(f"/api/crawls/{job_id}", params={"offset": offset, "limit": _BATCH})
+                    params = {"offset": offset, "limit": _BATCH}
+                    response = _call(http, "GET", f"/api/crawls/{quote(job_id, safe='')}", params=params)
                     if response.status_code != 200:
                         fail(*_error(response))  # type: ignore[arg-type]
                     job = response.json()
@@ -91,13 +102,15 @@ def follow_job(settings: Settings, server: str | None, body: dict[str, Any], out
                     for page in results["items"]:
                         writer.write(page)
                     offset += len(results["items"])
-                    bar.update(task, completed=job["pages"], description=f"pages ({job['queued']} queued)")
+                    bar.update(task, total=job["spec"]["max_pages"], completed=job["pages"],
+                               description=f"pages ({job['queued']} queued)")  # fmt: skip
                     if results["next_offset"] is None:
                         break
                     if len(results["items"]) < _BATCH:
                         time.sleep(POLL_S)
         except KeyboardInterrupt:
-            note(f"stopped following; the job runs on: {base}/api/crawls/{job_id}", "yellow")
+            note(f"stopped following; the job runs on: {base}/api/crawls/{job_id} "
+                 f"(follow it again: weblens crawl --job-id {job_id})", "yellow")  # fmt: skip
             raise typer.Exit(130) from None
         finally:
             writer.close()

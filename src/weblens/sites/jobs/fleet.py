@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
 from taskiq import Context, TaskiqDepends
@@ -42,6 +42,8 @@ _POLL_S = 0.02
 _WAIT_S = 0.2
 """A URL that must wait (pages in flight may still fail and free a place) is queued again after this."""
 _CONNECT_S = 5.0
+_CLOSE_S = 5.0
+"""How long closing waits for the receiver to stop on its own before it is cancelled."""
 _STREAM_MAX = 200_000
 """Messages kept in the stream (acknowledged ones are trimmed first)."""
 
@@ -118,16 +120,18 @@ class FleetRunner:
 
         # taskiq registers functions, not bound methods
         async def read_page(job_id: str, url: str, depth: int, score: float, context: Context = _CONTEXT) -> None:
-            await self._tracked(self._read_page(job_id, url, depth, score, context))
+            work = self._read_page(job_id, url, depth, score, context)
+            await self._tracked(work, lambda: self._page.kiq(job_id, url, depth, score))
 
         async def seed_job(job_id: str, context: Context = _CONTEXT) -> None:
-            await self._tracked(self._seed_job(job_id, context))
+            await self._tracked(self._seed_job(job_id, context), lambda: self._seed.kiq(job_id))
 
         self._page = self.broker.register_task(read_page, task_name="weblens.crawl.page")
         self._seed = self.broker.register_task(seed_job, task_name="weblens.crawl.seed")
         self._finish = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._reading: set[asyncio.Task[object]] = set()
+        self._listening: asyncio.Task[None] | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self._reading: set[asyncio.Task[None]] = set()
         """Pages being read here: cancelled at close, unsettled, so their leases hand them to another replica."""
 
     async def start(self) -> None:
@@ -137,7 +141,8 @@ class FleetRunner:
             self.broker, max_async_tasks=READING, run_startup=False, ack_type=AcknowledgeType.WHEN_EXECUTED,
             propagate_exceptions=False,
         )  # fmt: skip
-        self._tasks = [asyncio.create_task(receiver.listen(self._finish)), asyncio.create_task(self._ticking())]
+        self._listening = asyncio.create_task(receiver.listen(self._finish))
+        self._ticker = asyncio.create_task(self._ticking())
 
     async def run(self, job_id: str) -> None:
         await self._seed.kiq(job_id)
@@ -146,20 +151,40 @@ class FleetRunner:
         """Nothing to do here: the job's state, now cancelled, stops every replica's claims."""
 
     async def aclose(self) -> None:
+        """Stop in the order taskiq expects: the receiver takes no more messages, the pages being read
+        here are abandoned (their task functions return, so taskiq has no error to log; their leases
+        hand them to another replica), and the receiver, its tasks ended, returns by itself. Cancelling
+        taskiq's own tasks instead would make it log each one as an ERROR with a traceback."""
         self._finish.set()
-        for task in [*self._tasks, *self._reading]:
+        for task in self._reading:
             task.cancel()
-        await asyncio.gather(*self._tasks, *self._reading, return_exceptions=True)
+        if self._ticker is not None:
+            self._ticker.cancel()
+        running = [task for task in (self._listening, self._ticker) if task is not None]
+        if running:
+            _, late = await asyncio.wait(running, timeout=_CLOSE_S)
+            for task in late:  # a receiver stuck on Redis
+                task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
         await self.broker.shutdown()
 
-    async def _tracked(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._reading.add(task)
+    async def _tracked(self, work: Coroutine[Any, Any, None], again: Callable[[], Awaitable[object]]) -> None:
+        """Run a task's work so that closing can abandon it quietly; a message taskiq delivers while
+        this replica closes is not read here but sent again (`again`) for another replica."""
+        if self._finish.is_set():
+            work.close()
+            await again()
+            return
+        reading = asyncio.create_task(work)
+        self._reading.add(reading)
         try:
-            await work
+            await reading
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # taskiq itself cancels the task
         finally:
-            self._reading.discard(task)
+            self._reading.discard(reading)
 
     async def _enqueue(self, job_id: str, items: list[JobItem]) -> None:
         for item in items:

@@ -2,7 +2,8 @@
 
 Each job has its own `SiteClient`, so its hosts get the politeness of `web_crawl` (2 requests
 in flight per host, `Crawl-delay`, 429 back-off). A job stopped with the server (its task
-cancelled) is picked up where it stood by the next `start()` on the same file.
+cancelled) is picked up where it stood by the next `start()` on the same file. Jobs that ended
+are deleted once past their keep time, at start and then every `PURGE_S` at most.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 
 from weblens.fetch.fetcher import Fetcher
 from weblens.sites.client import DEFAULT_CONCURRENCY, SiteClient
@@ -22,6 +24,7 @@ __all__ = ["LocalRunner"]
 log = logging.getLogger("weblens.sites.jobs")
 READING = DEFAULT_CONCURRENCY * 2
 """URLs a job reads at once: enough to keep every slot of its host busy while pages are read."""
+PURGE_S = 3600.0
 
 
 class LocalRunner:
@@ -29,11 +32,23 @@ class LocalRunner:
         self.store = store
         self.fetcher = fetcher
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._purging: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Resume the jobs a stopped server left unfinished."""
+        """Resume the jobs a stopped server left unfinished, and remove those kept long enough."""
+        await self.store.purge()
         for job_id in await self.store.unfinished():
             await self.run(job_id)
+        self._purging = asyncio.create_task(self._purge(), name="crawl job retention")
+
+    async def _purge(self) -> None:
+        """Until closed: delete the jobs past their keep time (the API hides them already)."""
+        while True:
+            await asyncio.sleep(min(PURGE_S, self.store.keep_s / 2))
+            try:
+                await self.store.purge()
+            except (OSError, sqlite3.Error) as exc:
+                log.warning("crawl jobs: removing old jobs failed: %s", exc)
 
     async def run(self, job_id: str) -> None:
         if job_id not in self._tasks:
@@ -50,7 +65,7 @@ class LocalRunner:
                 await task
 
     async def aclose(self) -> None:
-        tasks = list(self._tasks.values())
+        tasks = [*self._tasks.values(), *([self._purging] if self._purging else [])]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,6 +1,11 @@
 """Crawl jobs in Redis, shared by every replica: the job hash, its seen-set, claimed and settled
 sets, the texts read and the results. Claims and settlements are Lua scripts, so replicas never
-race: a URL is admitted once (SADD), claimed once, and settled once."""
+race: a URL is admitted once (SADD), claimed once, and settled once.
+
+When a job ends, its hash and every key of it get the job's keep time as a TTL (set in the same
+script), and a key written later (a page in flight at a cancel) inherits it; so an ended job
+vanishes from Redis after `crawl.job_keep_days` with no sweeper. Scripts that may write to an
+ended job get all its keys, and do nothing once the job is gone (deleted or expired)."""
 
 from __future__ import annotations
 
@@ -21,6 +26,26 @@ from weblens.store.redis import RedisState
 
 __all__ = ["RedisJobStore"]
 
+_PARTS = ("done", "pages", "failed", "skipped", "leases", "items", "seen", "variants", "claimed", "texts")
+"""A job's keys besides its hash (and `seeding`, which holds only for a lease)."""
+# Prefix of the scripts that write to a job that may have ended: KEYS[1] is the job's hash; on
+# its end the hash gets its keep time as TTL, and every other key in KEYS a TTL like it.
+_RETIRE = """
+local function share_ttl()
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then
+    for i = 2, #KEYS do
+      if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ttl) end
+    end
+  end
+end
+local function ended(state, now)
+  redis.call('HSET', KEYS[1], 'state', state, 'finished_at', now, 'updated_at', now)
+  local keep = redis.call('HGET', KEYS[1], 'keep_ms')
+  if keep then redis.call('PEXPIRE', KEYS[1], keep) end
+  share_ttl()
+end
+"""
 # KEYS: job, claimed (key -> token), done, leases (key -> expiry ms)
 # ARGV: key, token, lease ms
 _CLAIM = """
@@ -46,23 +71,25 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[4], now + tonumber(ARGV[3]), ARGV[1])
 return 'go'
 """
-# KEYS: leases, items, claimed; returns the items whose lease ran out (their reader died), each
+# KEYS: job, leases, items, claimed; returns the items whose lease ran out (their reader died), each
 # lease renewed (one replica re-queues them per lease) and its claim free for the next delivery ('*')
 _EXPIRED = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'running' then return {} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local keys = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)
+local keys = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 100)
 local items = {}
 for _, key in ipairs(keys) do
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), key)
-  redis.call('HSET', KEYS[3], key, '*')
-  table.insert(items, redis.call('HGET', KEYS[2], key) or '')
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), key)
+  redis.call('HSET', KEYS[4], key, '*')
+  table.insert(items, redis.call('HGET', KEYS[3], key) or '')
 end
 return items
 """
-# ARGV: key, kind (page, failed, skipped, links, left), body, now
-_FINISH = """
+# KEYS: job, then _PARTS; ARGV: key, kind (page, failed, skipped, links, left), body, now
+_FINISH = _RETIRE + """
 local job = KEYS[1]
+if redis.call('EXISTS', job) == 0 then return 0 end
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
 redis.call('ZREM', KEYS[6], ARGV[1])
 redis.call('HDEL', KEYS[7], ARGV[1])
@@ -84,8 +111,9 @@ end
 local pending = redis.call('HINCRBY', job, 'pending', -1)
 redis.call('HSET', job, 'updated_at', ARGV[4])
 if pending <= 0 and redis.call('HGET', job, 'seeded') == '1' and redis.call('HGET', job, 'state') == 'running' then
-  redis.call('HSET', job, 'state', 'done', 'finished_at', ARGV[4])
+  ended('done', ARGV[4])
 end
+share_ttl()
 return 1
 """
 # ARGV: max variants, again (1/0), then (key, variant or '', item as JSON) triples; returns the 1-based positions
@@ -136,19 +164,40 @@ for i = 1, #entries, 2 do
 end
 return found
 """
-_SEEDED = """
+# KEYS: job, then _PARTS
+_SEEDED = _RETIRE + """
 local job = KEYS[1]
+if redis.call('EXISTS', job) == 0 then return end
 redis.call('HSET', job, 'seeded', '1', 'limits', ARGV[1], 'updated_at', ARGV[3])
 if ARGV[2] ~= '' then redis.call('HSET', job, 'error', ARGV[2]) end
 local idle = tonumber(redis.call('HGET', job, 'pending') or '0') <= 0
 if redis.call('HGET', job, 'state') == 'running' and (ARGV[2] ~= '' or idle) then
-  redis.call('HSET', job, 'state', ARGV[2] ~= '' and 'failed' or 'done', 'finished_at', ARGV[3])
+  ended(ARGV[2] ~= '' and 'failed' or 'done', ARGV[3])
 end
 """
-_CANCEL = """
-if redis.call('HGET', KEYS[1], 'state') == 'running' then
-  redis.call('HSET', KEYS[1], 'state', 'cancelled', 'finished_at', ARGV[1], 'updated_at', ARGV[1])
-end
+_CANCEL = _RETIRE + """
+if redis.call('HGET', KEYS[1], 'state') == 'running' then ended('cancelled', ARGV[1]) end
+"""
+# KEYS: job, skipped; ARGV: reason, count pairs
+_SKIP = _RETIRE + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return end
+for i = 1, #ARGV, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
+share_ttl()
+"""
+# KEYS: job, texts; ARGV: text key, URL key; 1: the first reading of this text (or the same URL's again)
+_TEXT = _RETIRE + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2])
+share_ttl()
+return redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] and 1 or 0
+"""
+# KEYS: job, the jobs' index, then _PARTS and seeding; ARGV: job id
+_DELETE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+if redis.call('HGET', KEYS[1], 'state') == 'running' then return 'running' end
+redis.call('ZREM', KEYS[2], ARGV[1])
+for i = 1, #KEYS do if i ~= 2 then redis.call('DEL', KEYS[i]) end end
+return 'deleted'
 """
 
 
@@ -164,14 +213,21 @@ def _float(fields: dict[str, str], name: str) -> float | None:
 class RedisJobStore:
     name = "redis"
 
-    def __init__(self, state: RedisState, *, lease_s: float) -> None:
-        """`lease_s`: how long a claim holds before another replica may take the URL over."""
+    def __init__(self, state: RedisState, *, lease_s: float, keep_s: float) -> None:
+        """`lease_s`: how long a claim holds before another replica may take the URL over; `keep_s`:
+        how long a job that ended is kept."""
         self.state = state
         self.redis = state.client
         self.lease_ms = int(lease_s * 1000)
+        self.keep_ms = max(1, int(keep_s * 1000))
+        self.index = state.key("crawl", "jobs")
 
     def _key(self, job_id: str, *part: str) -> str:
         return self.state.key("crawl", job_id, *part)
+
+    def _keys(self, job_id: str) -> list[str]:
+        """The job's hash, then its _PARTS."""
+        return [self._key(job_id), *(self._key(job_id, part) for part in _PARTS)]
 
     async def _script(self, source: str, keys: list[str], args: list[Any]) -> Any:
         try:
@@ -211,25 +267,45 @@ class RedisJobStore:
         now = time.time()
         fields = {
             "spec": spec.model_dump_json(), "state": "running", "created_at": now, "updated_at": now,
-            "max_pages": spec.max_pages, "max_attempts": spec.max_attempts,
+            "max_pages": spec.max_pages, "max_attempts": spec.max_attempts, "keep_ms": self.keep_ms,
         }  # fmt: skip
         try:
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.hset(self._key(job_id), mapping=fields)  # type: ignore[arg-type]
-                pipe.zadd(self.state.key("crawl", "jobs"), {job_id: now})
+                pipe.zadd(self.index, {job_id: now})
                 await pipe.execute()
         except (RedisError, OSError) as exc:
             raise UpstreamError(f"crawl jobs are unavailable: Redis at {self.state.url}: {exc}") from None
         return await self.get(job_id)
 
     async def jobs(self, limit: int) -> list[CrawlJob]:
-        ids = cast(list[str], await self.redis.zrevrange(self.state.key("crawl", "jobs"), 0, limit - 1))
-        return [await self.get(job_id) for job_id in ids]
+        """The newest jobs; ids of jobs whose keys expired (kept long enough) leave the index here."""
+        found: list[CrawlJob] = []
+        start = 0
+        while len(found) < limit:
+            ids = cast(list[str], await self.redis.zrevrange(self.index, start, start + limit - 1))
+            for job_id in ids:
+                try:
+                    found.append(await self.get(job_id))
+                except NotFoundError:
+                    await self.redis.zrem(self.index, job_id)
+                    start -= 1
+            if len(ids) < limit:
+                break
+            start += limit
+        return found[:limit]
 
     async def cancel(self, job_id: str) -> CrawlJob:
         await self._fields(job_id)
-        await self._script(_CANCEL, [self._key(job_id)], [time.time()])
+        await self._script(_CANCEL, self._keys(job_id), [time.time()])
         return await self.get(job_id)
+
+    async def remove(self, job_id: str) -> bool:
+        keys = [self._key(job_id), self.index, *self._keys(job_id)[1:], self._key(job_id, "seeding")]
+        outcome = await self._script(_DELETE, keys, [job_id])
+        if outcome == "missing":
+            raise NotFoundError(f"no crawl job {job_id[:80]!r}")
+        return bool(outcome == "deleted")
 
     async def results(self, job_id: str, kind: ResultKind, offset: int, limit: int) -> list[dict[str, Any]]:
         await self._fields(job_id)
@@ -246,16 +322,12 @@ class RedisJobStore:
         return [found[int(i) - 1][0] for i in positions]
 
     async def skip(self, job_id: str, reasons: Counter[str]) -> None:
-        async with self.redis.pipeline(transaction=True) as pipe:
-            for reason, count in reasons.items():
-                pipe.hincrby(self._key(job_id, "skipped"), reason, count)
-            await pipe.execute()
+        counts = [part for reason, count in reasons.items() for part in (reason, count)]
+        await self._script(_SKIP, [self._key(job_id), self._key(job_id, "skipped")], counts)
 
     async def first_text(self, job_id: str, key: str, url_key: str) -> bool:
-        texts = self._key(job_id, "texts")
-        if await self.redis.hsetnx(texts, key, url_key):
-            return True
-        return bool(await self.redis.hget(texts, key) == url_key)
+        keys = [self._key(job_id), self._key(job_id, "texts")]
+        return bool(await self._script(_TEXT, keys, [key, url_key]))
 
     async def claim(self, job_id: str, key: str, token: str = "", item: JobItem | None = None) -> Verdict:
         keys = [self._key(job_id), *(self._key(job_id, part) for part in ("claimed", "done", "leases"))]
@@ -269,7 +341,7 @@ class RedisJobStore:
 
     async def expired(self, job_id: str) -> list[JobItem]:
         """URLs claimed by a replica that has not settled them within the lease (it died)."""
-        keys = [self._key(job_id, "leases"), self._key(job_id, "items"), self._key(job_id, "claimed")]
+        keys = [self._key(job_id), *(self._key(job_id, part) for part in ("leases", "items", "claimed"))]
         found = await self._script(_EXPIRED, keys, [self.lease_ms])
         return [JobItem(*json.loads(text)) for text in found if text]
 
@@ -292,12 +364,10 @@ class RedisJobStore:
         await self._settle(job_id, key, "left", "")
 
     async def _settle(self, job_id: str, key: str, kind: str, body: str) -> None:
-        parts = ("done", "pages", "failed", "skipped", "leases", "items")
-        keys = [self._key(job_id), *(self._key(job_id, part) for part in parts)]
-        await self._script(_FINISH, keys, [key, kind, body, time.time()])
+        await self._script(_FINISH, self._keys(job_id), [key, kind, body, time.time()])
 
     async def seeded(self, job_id: str, limits: Sequence[str], error: str | None = None) -> None:
-        await self._script(_SEEDED, [self._key(job_id)], [json.dumps(list(limits)), error or "", time.time()])
+        await self._script(_SEEDED, self._keys(job_id), [json.dumps(list(limits)), error or "", time.time()])
 
     async def begin_seed(self, job_id: str, token: str) -> Verdict:
         """Claim the seeding of a job for a lease ("again": the same delivery after its reader died,

@@ -57,6 +57,13 @@ class CrawlJobs(AsyncClosing):
         await self.runner.stop(job_id)
         return await self.store.get(job.id)
 
+    async def delete(self, job_id: str) -> CrawlJob | None:
+        """What `DELETE` does: a running job is cancelled (and returned), one that ended is removed
+        with its results (None); either way `NotFoundError` for an unknown id."""
+        if await self.store.remove(job_id):
+            return None
+        return await self.cancel(job_id)
+
     async def results(self, job_id: str, kind: ResultKind, offset: int, limit: int) -> list[dict[str, Any]]:
         if offset < 0 or not 1 <= limit <= MAX_RESULTS_PER_CALL:
             raise ToolValidationError(f"offset must be 0 or more and limit 1 to {MAX_RESULTS_PER_CALL}")
@@ -79,12 +86,12 @@ def open_crawl_jobs(
 
         lease_s = settings.crawl.job_lease_s
         assert settings.redis_url is not None
-        shared = RedisJobStore(redis, lease_s=lease_s)
+        shared = RedisJobStore(redis, lease_s=lease_s, keep_s=settings.crawl.job_keep_days * 86_400)
         client = SiteClient(fetcher, gates=fleet_gates(redis, slots, lease_s))
         runner = FleetRunner(shared, client, settings.redis_url.get_secret_value(), lease_s=lease_s)
         return CrawlJobs(shared, runner, max_pages=settings.crawl.job_max_pages)
     from weblens.sites.jobs.local import LocalRunner
     from weblens.sites.jobs.sqlite import SqliteJobStore
 
-    local = SqliteJobStore(settings.crawl_jobs_path)
+    local = SqliteJobStore(settings.crawl_jobs_path, keep_s=settings.crawl.job_keep_days * 86_400)
     return CrawlJobs(local, LocalRunner(local, fetcher), max_pages=settings.crawl.job_max_pages)

@@ -27,6 +27,7 @@ from weblens.sites.jobs.store import Found, ResultKind
 __all__ = ["SqliteJobStore"]
 
 T = TypeVar("T")
+_JOB_TABLES = ("crawl_frontier", "crawl_variants", "crawl_texts", "crawl_results")
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS crawl_jobs (id TEXT PRIMARY KEY, spec TEXT NOT NULL, state TEXT NOT NULL, "
     "created_at REAL NOT NULL, updated_at REAL NOT NULL, finished_at REAL, seeded INTEGER NOT NULL DEFAULT 0, "
@@ -60,8 +61,10 @@ def _job(row: sqlite3.Row, counts: dict[str, int]) -> CrawlJob:
 class SqliteJobStore:
     name = "sqlite"
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, keep_s: float) -> None:
+        """`keep_s`: how long a job that ended is kept (then it is gone: not found, its rows deleted)."""
         self.path = Path(path)
+        self.keep_s = keep_s
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
 
@@ -92,10 +95,13 @@ class SqliteJobStore:
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return await to_thread.run_sync(self._atomic, work)
 
-    @staticmethod
-    def _row(db: sqlite3.Connection, job_id: str) -> sqlite3.Row:
+    def _kept(self, row: sqlite3.Row) -> bool:
+        """Not yet past its keep time (a running job always is)."""
+        return row["finished_at"] is None or row["finished_at"] >= time.time() - self.keep_s
+
+    def _row(self, db: sqlite3.Connection, job_id: str) -> sqlite3.Row:
         row = db.execute("SELECT * FROM crawl_jobs WHERE id = ?", (job_id,)).fetchone()
-        if row is None:
+        if row is None or not self._kept(row):
             raise NotFoundError(f"no crawl job {job_id[:80]!r}")
         return row  # type: ignore[no-any-return]
 
@@ -124,7 +130,10 @@ class SqliteJobStore:
 
     async def jobs(self, limit: int) -> list[CrawlJob]:
         def newest(db: sqlite3.Connection) -> list[CrawlJob]:
-            rows = db.execute("SELECT * FROM crawl_jobs ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall()
+            rows = db.execute(
+                "SELECT * FROM crawl_jobs WHERE finished_at IS NULL OR finished_at >= ? ORDER BY created_at DESC "
+                "LIMIT ?", (time.time() - self.keep_s, limit),
+            ).fetchall()  # fmt: skip
             return [self._read(db, row) for row in rows]
 
         return await self._run(newest)
@@ -140,6 +149,33 @@ class SqliteJobStore:
             return self._read(db, self._row(db, job_id))
 
         return await self._run(stop)
+
+    async def remove(self, job_id: str) -> bool:
+        def delete(db: sqlite3.Connection) -> bool:
+            if self._row(db, job_id)["state"] == "running":
+                return False
+            self._delete(db, [job_id])
+            return True
+
+        return await self._run(delete)
+
+    async def purge(self) -> int:
+        """Delete the jobs past their keep time; how many."""
+
+        def delete(db: sqlite3.Connection) -> int:
+            rows = db.execute("SELECT id FROM crawl_jobs WHERE finished_at < ?", (time.time() - self.keep_s,))
+            ids = [job_id for (job_id,) in rows]
+            self._delete(db, ids)
+            return len(ids)
+
+        return await self._run(delete)
+
+    @staticmethod
+    def _delete(db: sqlite3.Connection, ids: Sequence[str]) -> None:
+        for job_id in ids:
+            for table in _JOB_TABLES:
+                db.execute(f"DELETE FROM {table} WHERE job_id = ?", (job_id,))  # the table names are ours
+            db.execute("DELETE FROM crawl_jobs WHERE id = ?", (job_id,))
 
     async def results(self, job_id: str, kind: ResultKind, offset: int, limit: int) -> list[dict[str, Any]]:
         def read(db: sqlite3.Connection) -> list[dict[str, Any]]:

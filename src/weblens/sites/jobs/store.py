@@ -35,6 +35,10 @@ class JobStore(Protocol):
         """Stop a running job (a finished one stays as it is)."""
         ...
 
+    async def remove(self, job_id: str) -> bool:
+        """Delete a job that ended, with everything it kept: True; False: it is running (cancel it first)."""
+        ...
+
     async def results(self, job_id: str, kind: ResultKind, offset: int, limit: int) -> list[dict[str, Any]]: ...
 
     async def admit(self, job_id: str, found: Sequence[Found], *, again: bool = False) -> list[JobItem]:
