@@ -148,6 +148,9 @@ def test_a_terminal_gets_a_banner_rendered_markdown_and_unverified_citations_mar
         assert "weblens chat · model scripted-model · tools: get_weather · exit or Ctrl-D quits" in run.err
         run.type("北京冷吗？\n")
         run.expect("⚠ [7] not verified: no such source: “See.”\nyou> ")  # the answer's end, then the prompt
+        # stdout and stderr are two terminals: the answer's last line, written before the prompt, may
+        # reach its terminal after the prompt reached the other; wait for it before counting
+        run.expect("longitude=116.3972\n", stream="out")
         answered = len(run.out)
         run.type("\x04")  # Ctrl-D at the prompt
         assert run.wait() == 0
