@@ -1,0 +1,59 @@
+"""The structure a reader sees in extracted markdown: headings, lists and tables stay what they were."""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+
+from weblens.fetch.extract import extract
+
+_PROSE = (
+    "<p>Every buoy here spent a winter on our own moorings, and the crews who used them scored how well they rode "
+    "the swell and how easily the shackles came apart when the time came to lift them.</p>"
+)
+
+
+def _blocks(markdown: str) -> list[str]:
+    """The top-level blocks a markdown renderer (rich's parser) makes of the text."""
+    return [t.type for t in MarkdownIt("commonmark").enable("table").parse(markdown) if t.nesting == 1 and t.level == 0]
+
+
+def test_a_listing_read_as_page_text_keeps_its_headings_lists_and_tables() -> None:
+    cards = "".join(
+        f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
+        for i in range(1, 61)
+    )
+    rows = "".join(f"<tr><td>Size {i}</td><td>{i * 20} kg</td></tr>" for i in range(1, 5))
+    page = (
+        "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body>"
+        "<nav><a href='/'>Home</a> <a href='/rope'>Rope</a></nav><main><h1>Mooring buoys</h1>"
+        f"<div class='grid'>{cards}</div><pre>shackle = 3 turns\npin  = moused</pre><h2>Sizes</h2><table>{rows}</table>"
+        "<h2>Before you buy</h2><ul><li>Check the chain weight</li><li>Ask the harbour master</li></ul>"
+        f"<section><h2>How we test</h2>{_PROSE * 2}</section>"
+        "</main><footer>Harbour Office</footer></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"  # the grid is the page: the main-content pass kept only the prose
+    content = found.content
+    assert content.startswith("# Mooring buoys\n\nMooring buoy 1 £10.00\n\nMooring buoy 2 £20.00\n")
+    assert "## Sizes\n\n| Size 1 | 20 kg |\n|---|---|\n| Size 2 | 40 kg |" in content
+    assert "## Before you buy\n\n- Check the chain weight\n- Ask the harbour master\n\n## How we test" in content
+    assert "```\nshackle = 3 turns\npin  = moused\n```" in content
+    assert "Home" not in content and "Harbour Office" not in content
+    blocks = _blocks(content)
+    assert blocks.count("heading_open") == 4 and "table_open" in blocks and "bullet_list_open" in blocks
+    assert "fence" in [t.type for t in MarkdownIt("commonmark").parse(content)]
+
+
+def test_a_layout_table_in_page_text_is_read_as_its_blocks() -> None:
+    cards = "".join(f"<div><a href='/m/{i}'><span>Chain length {i} m</span></a></div>" for i in range(1, 61))
+    page = (
+        "<html><head><title>Chain</title><meta property='og:type' content='website'></head><body><table><tr>"
+        f"<td><h1>Chain</h1>{cards}</td><td><section><h2>How we test</h2>{_PROSE * 2}</section></td>"
+        "</tr></table></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"
+    assert found.content.startswith("# Chain\n\nChain length 1 m\n\nChain length 2 m\n")
+    assert "|" not in found.content
