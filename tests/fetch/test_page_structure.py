@@ -57,3 +57,17 @@ def test_a_layout_table_in_page_text_is_read_as_its_blocks() -> None:
     assert found.extractor == "page-text"
     assert found.content.startswith("# Chain\n\nChain length 1 m\n\nChain length 2 m\n")
     assert "|" not in found.content
+
+
+def test_a_table_without_header_cells_still_comes_back_as_a_markdown_table() -> None:
+    # documentation often lists options in a table of plain cells; trafilatura writes its rows without `|---|`
+    rows = "".join(f"<tr><td><code>opt_{i}</code></td><td>What option {i} changes.</td></tr>" for i in range(5))
+    page = (
+        "<html><body><article><h1>Options</h1><p>The client reads these options from its settings file when it "
+        f"starts.</p><table>{rows}</table><p>Each is read again when the client reloads.</p></article></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "trafilatura"
+    assert "| `opt_0` | What option 0 changes. |\n|---|---|\n| `opt_1` |" in found.content
+    assert _blocks(found.content) == ["heading_open", "paragraph_open", "table_open", "paragraph_open"]

@@ -36,6 +36,7 @@ from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import page_markdown
 from weblens.fetch.posts import thread_markdown
+from weblens.fetch.tables import add_table_headers
 
 __all__ = [
     "SHELL_VISIBLE_CHARS",
@@ -233,7 +234,7 @@ def _markdown(page: lxml_html.HtmlElement, url: str | None, *, fast: bool = True
     body = trafilatura.extract(
         page, url=url, fast=fast, include_comments=False, include_tables=True, output_format="markdown"
     )
-    return _separate_fences(_clean_markdown(body or ""))
+    return add_table_headers(_separate_fences(_clean_markdown(body or "")))
 
 
 def _covers(posts: str, content: str) -> bool:
