@@ -59,6 +59,26 @@ def test_a_layout_table_in_page_text_is_read_as_its_blocks() -> None:
     assert "|" not in found.content
 
 
+def test_page_text_is_the_main_region_when_the_page_marks_one() -> None:
+    cards = "".join(
+        f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
+        for i in range(1, 61)
+    )
+    page = (
+        "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body>"
+        "<div class='promo'>Free delivery on orders over £50 this week only</div>"
+        f"<main><h1>Mooring buoys</h1><div class='grid'>{cards}</div><section><h2>How we test</h2>{_PROSE}</section>"
+        "</main><div class='signup'><h3>Join our newsletter</h3><p>News from the quay every month</p></div>"
+        "</body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"
+    assert found.content.startswith("# Mooring buoys\n\nMooring buoy 1 £10.00\n")
+    assert found.content.endswith("## How we test\n\n" + _PROSE[3:-4])
+    assert "Free delivery" not in found.content and "newsletter" not in found.content
+
+
 def test_a_table_without_header_cells_still_comes_back_as_a_markdown_table() -> None:
     # documentation often lists options in a table of plain cells; trafilatura writes its rows without `|---|`
     rows = "".join(f"<tr><td><code>opt_{i}</code></td><td>What option {i} changes.</td></tr>" for i in range(5))

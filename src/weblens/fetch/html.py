@@ -34,7 +34,7 @@ from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
-from weblens.fetch.pagetext import page_markdown
+from weblens.fetch.pagetext import main_region, page_markdown
 from weblens.fetch.posts import thread_markdown
 from weblens.fetch.tables import add_table_headers
 
@@ -176,11 +176,13 @@ def visible_text_length(html: str) -> int:
 
 
 def _page_text(tree: lxml_html.HtmlElement) -> tuple[str, int]:
-    """Everything the page shows but its navigation, header, footer, asides and form controls, as markdown
-    (headings, lists, tables and code kept), and its count of words; strips `tree`."""
+    """Everything the page shows but its navigation, header, footer, asides and form controls (only its main
+    region when it marks one), as markdown (headings, lists, tables and code kept), and the count of words
+    of the whole; strips `tree`."""
     etree.strip_elements(tree, *_INVISIBLE, *_NOT_PAGE_TEXT, with_tail=False)
     body = next(tree.iter("body"), None)
-    return page_markdown(body if body is not None else tree)
+    region, words = main_region(body if body is not None else tree)
+    return page_markdown(region)[0], words
 
 
 def _clean_markdown(text: str) -> str:

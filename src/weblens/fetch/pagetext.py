@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from lxml import etree  # type: ignore[import-untyped]
 
-__all__ = ["page_markdown"]
+__all__ = ["main_region", "page_markdown"]
 
 _BLOCKS = frozenset(
     {"p", "div", "section", "article", "main", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
@@ -24,6 +24,11 @@ _LAYOUT = etree.XPath(
     ".//*[self::table or self::p or self::div or self::ul or self::ol or self::pre or self::h1 "
     "or self::h2 or self::h3 or self::h4 or self::h5 or self::h6 or self::blockquote][1]"
 )
+# The page's own main region (HTML's `<main>`, ARIA's role=main) stands for the page text when it holds at least
+# this share of its words. bench/extraction.py, where the page text is chosen: listings +0.004 F1, collections
+# +0.004, products +0.001, no page type or fold lower on either corpus.
+_MAIN_SHARE = 0.5
+_ROLE_MAIN = etree.XPath("descendant::*[@role='main']")
 # Line kinds that follow each other without a blank line (a list's items, a table's rows).
 _RUNS = frozenset({"li", "row"})
 
@@ -139,3 +144,19 @@ def page_markdown(root: etree._Element) -> tuple[str, int]:
 def _tail(writer: _Writer, element: etree._Element, root: etree._Element) -> None:
     if element is not root:
         writer.add(element.tail)
+
+
+def _word_count(root: etree._Element) -> int:
+    return len(" ".join(root.itertext()).split())  # one split in C: a text node never shares a word with the next
+
+
+def main_region(root: etree._Element) -> tuple[etree._Element, int]:
+    """The page's one main region when it holds most of the text under `root` (else `root`), and that text's
+    word count: a site's own mark for its content, which leaves out what the walk cannot tell from content
+    (a site-wide banner, a newsletter box, a list of other pages)."""
+    words = _word_count(root)
+    found = list(root.iter("main")) or _ROLE_MAIN(root)
+    outermost = [element for element in found if not any(above in found for above in element.iterancestors())]
+    if len(outermost) == 1 and _word_count(outermost[0]) >= _MAIN_SHARE * words:
+        return outermost[0], words
+    return root, words
