@@ -91,3 +91,37 @@ def test_a_table_without_header_cells_still_comes_back_as_a_markdown_table() -> 
     assert found.extractor == "trafilatura"
     assert "| `opt_0` | What option 0 changes. |\n|---|---|\n| `opt_1` |" in found.content
     assert _blocks(found.content) == ["heading_open", "paragraph_open", "table_open", "paragraph_open"]
+
+
+def _post(author: str, body: str) -> str:
+    return (
+        "<article itemscope itemtype='https://schema.org/Comment'>"
+        f"<div itemprop='author' itemscope itemtype='https://schema.org/Person'><span itemprop='name'>{author}</span>"
+        f"</div><div itemprop='text'>{body}</div></article>"
+    )
+
+
+def test_a_reply_quoting_a_whole_earlier_post_shows_only_its_own_words() -> None:
+    first = (
+        "Soak the new wick in paraffin for a full hour before the first lighting, then trim it to a gentle dome "
+        "and keep the flame low until the chimney glass is warm all over."
+    )
+    manual = (
+        "Wicks of pure cotton should be stored dry and away from sunlight, for a damp wick draws fuel unevenly "
+        "and burns with a ragged, smoking flame."
+    )
+    page = (
+        "<html><head><title>New wick smokes</title></head><body><h1>New wick smokes</h1>"
+        "<div itemscope itemtype='https://schema.org/DiscussionForumPosting'>"
+        + _post("old_tom", f"<p>{first}</p>")
+        + _post("grace_h", f"<blockquote><p>old_tom said:</p><p>{first}</p></blockquote><p>That worked for me.</p>")
+        + _post("ada_keeper", "<blockquote><p>keep the flame low</p></blockquote><p>How low is low?</p>")
+        + _post("old_tom", f"<blockquote><p>{manual}</p></blockquote><p>So says the maker's manual.</p>")
+        + "</div></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+
+    assert content.count("Soak the new wick") == 1  # the quote of old_tom's post is not repeated
+    assert "**grace_h**\n\nThat worked for me." in content
+    assert "> keep the flame low\n\nHow low is low?" in content  # a short quote says what the reply answers
+    assert f"> {manual}\n\nSo says the maker's manual." in content  # a quote of new text stays

@@ -35,7 +35,7 @@ from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import main_region, page_markdown
-from weblens.fetch.posts import thread_markdown
+from weblens.fetch.posts import thread_markdown, without_repeated_quotes
 from weblens.fetch.tables import add_table_headers
 
 __all__ = [
@@ -295,7 +295,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     if _words(content) < _SECOND_OPINION_SHARE * _words(shown):
         content = _markdown(tree, url, fast=False)
     if thread is not None and _covers(thread, content):
-        content, method = thread, "thread"
+        content, method = without_repeated_quotes(thread), "thread"
     # the visible text bounds the page text: skip building it when it cannot win
     share = _UNDECLARED_SHARE if declared == "other" and method != "thread" else _RECALL_FLOOR
     if _words(content) < share * _words(shown):
