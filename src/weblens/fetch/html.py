@@ -34,7 +34,9 @@ from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
-from weblens.fetch.posts import thread_markdown
+from weblens.fetch.pagetext import main_region, page_markdown
+from weblens.fetch.posts import thread_markdown, without_repeated_quotes
+from weblens.fetch.tables import add_table_headers
 
 __all__ = [
     "SHELL_VISIBLE_CHARS",
@@ -76,10 +78,6 @@ _VISIBLE_TEXT = etree.XPath(
     "(//body|/*[not(//body)])//text()[not(" + " or ".join(f"ancestor::{tag}" for tag in _INVISIBLE) + ")]"
 )
 _NOT_PAGE_TEXT = ("nav", "header", "footer", "aside", "button", "select", "label", "dialog")
-_BLOCKS = frozenset(
-    {"p", "div", "section", "article", "main", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
-     "dd", "dt", "td", "th", "figcaption", "br", "table", "ul", "ol", "dl"}
-)  # fmt: skip
 # The bytes handed to lxml are always UTF-8 (we decoded them); a stale meta charset must not win.
 _PARSER = lxml_html.HTMLParser(
     encoding="utf-8", collect_ids=False, default_doctype=False, remove_comments=True, remove_pis=True
@@ -165,30 +163,6 @@ def _heading(tree: lxml_html.HtmlElement) -> str:
     return " ".join(heading.text_content().split()) if heading is not None else ""
 
 
-def _text_lines(root: etree._Element) -> str:
-    """The text under `root`, a line per block element, spaces collapsed."""
-    lines: list[str] = []
-    current: list[str] = []
-    for event, element in etree.iterwalk(root, events=("start", "end")):
-        if not isinstance(element.tag, str):
-            continue
-        if event == "start":
-            if element.tag in _BLOCKS and current:
-                lines.append(" ".join(current))
-                current = []
-            if element.text:
-                current.extend(element.text.split())
-        else:
-            if element.tag in _BLOCKS and current:
-                lines.append(" ".join(current))
-                current = []
-            if element.tail and element is not root:
-                current.extend(element.tail.split())
-    if current:
-        lines.append(" ".join(current))
-    return "\n".join(lines)
-
-
 def visible_text(tree: lxml_html.HtmlElement) -> str:
     """The text a reader without JavaScript sees, spaces collapsed (`tree` is left as it is: trafilatura
     reads a page's JSON-LD, and a thread page without it loses its posts)."""
@@ -201,11 +175,14 @@ def visible_text_length(html: str) -> int:
     return 0 if tree is None else len(visible_text(tree))
 
 
-def _page_text(tree: lxml_html.HtmlElement) -> str:
-    """Everything the page shows but its navigation, header, footer, asides and form controls (strips `tree`)."""
+def _page_text(tree: lxml_html.HtmlElement) -> tuple[str, int]:
+    """Everything the page shows but its navigation, header, footer, asides and form controls (only its main
+    region when it marks one), as markdown (headings, lists, tables and code kept), and the count of words
+    of the whole; strips `tree`."""
     etree.strip_elements(tree, *_INVISIBLE, *_NOT_PAGE_TEXT, with_tail=False)
     body = next(tree.iter("body"), None)
-    return _text_lines(body if body is not None else tree)
+    region, words = main_region(body if body is not None else tree)
+    return page_markdown(region)[0], words
 
 
 def _clean_markdown(text: str) -> str:
@@ -259,7 +236,7 @@ def _markdown(page: lxml_html.HtmlElement, url: str | None, *, fast: bool = True
     body = trafilatura.extract(
         page, url=url, fast=fast, include_comments=False, include_tables=True, output_format="markdown"
     )
-    return _separate_fences(_clean_markdown(body or ""))
+    return add_table_headers(_separate_fences(_clean_markdown(body or "")))
 
 
 def _covers(posts: str, content: str) -> bool:
@@ -311,18 +288,18 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         if _words(hydrated) > _words(shown):
             return HtmlExtract(hydrated, title, byline, date, method="hydration", visible_chars=visible_chars)
     if sum(1 for _ in tree.iter()) > _MAX_ELEMENTS:
-        return HtmlExtract(_page_text(tree), title, byline, date, method="page-text", visible_chars=visible_chars)
+        return HtmlExtract(_page_text(tree)[0], title, byline, date, method="page-text", visible_chars=visible_chars)
     declared = page_kind(tree, meta.get("og:type"))
     _fence_one_line_code(tree)
     content, method = _markdown(tree, url), "trafilatura"
     if _words(content) < _SECOND_OPINION_SHARE * _words(shown):
         content = _markdown(tree, url, fast=False)
     if thread is not None and _covers(thread, content):
-        content, method = thread, "thread"
+        content, method = without_repeated_quotes(thread), "thread"
     # the visible text bounds the page text: skip building it when it cannot win
     share = _UNDECLARED_SHARE if declared == "other" and method != "thread" else _RECALL_FLOOR
     if _words(content) < share * _words(shown):
-        page = _page_text(tree)
-        if _words(content) < share * _words(page):
+        page, words = _page_text(tree)
+        if _words(content) < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
     return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)

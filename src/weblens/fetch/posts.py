@@ -5,12 +5,15 @@ post up as a schema.org `DiscussionForumPosting`, `Question`, `Answer` or `Comme
 its `author`, `datePublished` and `text` — the markup search engines read. Main-content
 extraction keeps the words of such a thread but drops who said them; this rebuilds the
 thread from that markup as markdown (author line, then the post with its code and tables).
-An opening post that only the page's JSON-LD describes is taken from there.
+An opening post that only the page's JSON-LD describes is taken from there. A reply's long
+quote of what the thread already shows (forum software quotes whole posts) is left out: it
+repeats text the reader has just read; a short quote, which says what the reply answers, stays.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +21,7 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from weblens.fetch.markdown import element_markdown
 
-__all__ = ["ld_objects", "thread_markdown"]
+__all__ = ["ld_objects", "thread_markdown", "without_repeated_quotes"]
 
 _THREAD_TYPES = frozenset({"DiscussionForumPosting", "Question", "QAPage"})
 _POST_TYPES = frozenset({"DiscussionForumPosting", "Question", "Answer", "Comment", "SocialMediaPosting"})
@@ -28,6 +31,10 @@ _DATE_PROPS = ("datePublished", "dateCreated")
 _MIN_POSTS = 2
 _MAX_POSTS = 500
 _MAX_LD_DEPTH = 8
+# A quote of at least this many words, this share of them already shown above, repeats the thread.
+# bench/extraction.py, forum pages: F1 0.699 -> 0.705 (fold 0 +0.003, fold 1 +0.009), no other type changes.
+_LONG_QUOTE_WORDS = 25
+_REPEATED_SHARE = 0.8
 
 
 def _kind(element: etree._Element) -> str:
@@ -148,3 +155,32 @@ def thread_markdown(tree: etree._Element, title: str) -> str | None:
     for post, body in bodies:
         parts += [_post_author(post), element_markdown(body)]
     return "\n\n".join(part for part in parts if part)
+
+
+def without_repeated_quotes(markdown: str) -> str:
+    """A thread's markdown without the long quotes of text it already showed above them (code left alone)."""
+    shown: Counter[str] = Counter()
+    lines = markdown.split("\n")
+    kept: list[str] = []
+    fenced = False
+    start = 0
+    while start < len(lines):
+        end = start
+        while not fenced and end < len(lines) and lines[end].startswith(">"):
+            end += 1
+        if end == start:  # not a quote
+            line = lines[start]
+            fenced ^= line.lstrip().startswith("```")
+            kept.append(line)
+            shown.update(line.lower().split())
+            start += 1
+            continue
+        quoted = Counter(" ".join(line.lstrip("> ") for line in lines[start:end]).lower().split())
+        words = quoted.total()
+        if words >= _LONG_QUOTE_WORDS and (quoted & shown).total() >= _REPEATED_SHARE * words:
+            if kept and not kept[-1] and end < len(lines) and not lines[end]:
+                end += 1  # one blank line where the quote was
+        else:
+            kept += lines[start:end]
+        start = end
+    return "\n".join(kept).strip("\n")

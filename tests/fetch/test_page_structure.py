@@ -1,0 +1,127 @@
+"""The structure a reader sees in extracted markdown: headings, lists and tables stay what they were."""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+
+from weblens.fetch.extract import extract
+
+_PROSE = (
+    "<p>Every buoy here spent a winter on our own moorings, and the crews who used them scored how well they rode "
+    "the swell and how easily the shackles came apart when the time came to lift them.</p>"
+)
+
+
+def _blocks(markdown: str) -> list[str]:
+    """The top-level blocks a markdown renderer (rich's parser) makes of the text."""
+    return [t.type for t in MarkdownIt("commonmark").enable("table").parse(markdown) if t.nesting == 1 and t.level == 0]
+
+
+def test_a_listing_read_as_page_text_keeps_its_headings_lists_and_tables() -> None:
+    cards = "".join(
+        f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
+        for i in range(1, 61)
+    )
+    rows = "".join(f"<tr><td>Size {i}</td><td>{i * 20} kg</td></tr>" for i in range(1, 5))
+    page = (
+        "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body>"
+        "<nav><a href='/'>Home</a> <a href='/rope'>Rope</a></nav><main><h1>Mooring buoys</h1>"
+        f"<div class='grid'>{cards}</div><pre>shackle = 3 turns\npin  = moused</pre><h2>Sizes</h2><table>{rows}</table>"
+        "<h2>Before you buy</h2><ul><li>Check the chain weight</li><li>Ask the harbour master</li></ul>"
+        f"<section><h2>How we test</h2>{_PROSE * 2}</section>"
+        "</main><footer>Harbour Office</footer></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"  # the grid is the page: the main-content pass kept only the prose
+    content = found.content
+    assert content.startswith("# Mooring buoys\n\nMooring buoy 1 £10.00\n\nMooring buoy 2 £20.00\n")
+    assert "## Sizes\n\n| Size 1 | 20 kg |\n|---|---|\n| Size 2 | 40 kg |" in content
+    assert "## Before you buy\n\n- Check the chain weight\n- Ask the harbour master\n\n## How we test" in content
+    assert "```\nshackle = 3 turns\npin  = moused\n```" in content
+    assert "Home" not in content and "Harbour Office" not in content
+    blocks = _blocks(content)
+    assert blocks.count("heading_open") == 4 and "table_open" in blocks and "bullet_list_open" in blocks
+    assert "fence" in [t.type for t in MarkdownIt("commonmark").parse(content)]
+
+
+def test_a_layout_table_in_page_text_is_read_as_its_blocks() -> None:
+    cards = "".join(f"<div><a href='/m/{i}'><span>Chain length {i} m</span></a></div>" for i in range(1, 61))
+    page = (
+        "<html><head><title>Chain</title><meta property='og:type' content='website'></head><body><table><tr>"
+        f"<td><h1>Chain</h1>{cards}</td><td><section><h2>How we test</h2>{_PROSE * 2}</section></td>"
+        "</tr></table></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"
+    assert found.content.startswith("# Chain\n\nChain length 1 m\n\nChain length 2 m\n")
+    assert "|" not in found.content
+
+
+def test_page_text_is_the_main_region_when_the_page_marks_one() -> None:
+    cards = "".join(
+        f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
+        for i in range(1, 61)
+    )
+    page = (
+        "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body>"
+        "<div class='promo'>Free delivery on orders over £50 this week only</div>"
+        f"<main><h1>Mooring buoys</h1><div class='grid'>{cards}</div><section><h2>How we test</h2>{_PROSE}</section>"
+        "</main><div class='signup'><h3>Join our newsletter</h3><p>News from the quay every month</p></div>"
+        "</body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"
+    assert found.content.startswith("# Mooring buoys\n\nMooring buoy 1 £10.00\n")
+    assert found.content.endswith("## How we test\n\n" + _PROSE[3:-4])
+    assert "Free delivery" not in found.content and "newsletter" not in found.content
+
+
+def test_a_table_without_header_cells_still_comes_back_as_a_markdown_table() -> None:
+    # documentation often lists options in a table of plain cells; trafilatura writes its rows without `|---|`
+    rows = "".join(f"<tr><td><code>opt_{i}</code></td><td>What option {i} changes.</td></tr>" for i in range(5))
+    page = (
+        "<html><body><article><h1>Options</h1><p>The client reads these options from its settings file when it "
+        f"starts.</p><table>{rows}</table><p>Each is read again when the client reloads.</p></article></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "trafilatura"
+    assert "| `opt_0` | What option 0 changes. |\n|---|---|\n| `opt_1` |" in found.content
+    assert _blocks(found.content) == ["heading_open", "paragraph_open", "table_open", "paragraph_open"]
+
+
+def _post(author: str, body: str) -> str:
+    return (
+        "<article itemscope itemtype='https://schema.org/Comment'>"
+        f"<div itemprop='author' itemscope itemtype='https://schema.org/Person'><span itemprop='name'>{author}</span>"
+        f"</div><div itemprop='text'>{body}</div></article>"
+    )
+
+
+def test_a_reply_quoting_a_whole_earlier_post_shows_only_its_own_words() -> None:
+    first = (
+        "Soak the new wick in paraffin for a full hour before the first lighting, then trim it to a gentle dome "
+        "and keep the flame low until the chimney glass is warm all over."
+    )
+    manual = (
+        "Wicks of pure cotton should be stored dry and away from sunlight, for a damp wick draws fuel unevenly "
+        "and burns with a ragged, smoking flame."
+    )
+    page = (
+        "<html><head><title>New wick smokes</title></head><body><h1>New wick smokes</h1>"
+        "<div itemscope itemtype='https://schema.org/DiscussionForumPosting'>"
+        + _post("old_tom", f"<p>{first}</p>")
+        + _post("grace_h", f"<blockquote><p>old_tom said:</p><p>{first}</p></blockquote><p>That worked for me.</p>")
+        + _post("ada_keeper", "<blockquote><p>keep the flame low</p></blockquote><p>How low is low?</p>")
+        + _post("old_tom", f"<blockquote><p>{manual}</p></blockquote><p>So says the maker's manual.</p>")
+        + "</div></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+
+    assert content.count("Soak the new wick") == 1  # the quote of old_tom's post is not repeated
+    assert "**grace_h**\n\nThat worked for me." in content
+    assert "> keep the flame low\n\nHow low is low?" in content  # a short quote says what the reply answers
+    assert f"> {manual}\n\nSo says the maker's manual." in content  # a quote of new text stays
