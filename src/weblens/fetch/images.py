@@ -164,7 +164,7 @@ def image_to_text(body: bytes, kind: str, media_type: str = "") -> ImageText:
         text = page_sections(texts)
     else:
         text = texts[0]
-    note = f"The text was read by OCR (rapidocr) from a {kind.upper()} image: expect misread words and lost spacing."
+    note = f"The text was read by OCR (rapidocr) from a {kind.upper()} image: expect misread words and spacing."
     if frames > MAX_OCR_PAGES:
         note += f" Only the first {MAX_OCR_PAGES} of its {frames} pages were read."
     if not any(texts):

@@ -14,6 +14,7 @@ import functools
 from typing import Any
 
 from weblens.errors import UnsupportedContentError
+from weblens.fetch.ocr_spacing import spaced_line
 
 __all__ = [
     "MAX_IMAGES_PER_PAGE",
@@ -33,7 +34,7 @@ MAX_OCR_PAGES = 20
 MAX_IMAGES_PER_PAGE = 4
 MAX_OCR_PIXELS = 4_000_000
 """An image larger than this (about 2000 x 2000) is scaled down before it is read."""
-OCR_NOTE = "The text was read by OCR (rapidocr) from images: expect misread words and lost spacing."
+OCR_NOTE = "The text was read by OCR (rapidocr) from images: expect misread words and spacing."
 
 
 def ocr_missing() -> str | None:
@@ -77,8 +78,9 @@ def read_image(image: Any) -> str:
         rgba = image.convert("RGBA")
         white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         image = Image.alpha_composite(white, rgba)
+    rgb = image.convert("RGB")
     try:
-        found, _ = ocr_engine_loaded()(numpy.asarray(image.convert("RGB")))
+        found, _ = ocr_engine_loaded()(numpy.asarray(rgb), return_word_box=True)
     except MemoryError:
         raise
     except Exception as exc:  # the engine's own errors (an image too thin to scale, ...) name no common base
@@ -87,7 +89,9 @@ def read_image(image: Any) -> str:
         if "bad_alloc" in last or "Failed to allocate" in last:  # onnxruntime ran out of the worker's memory
             raise MemoryError(last) from None
         raise UnsupportedContentError(f"OCR could not read the image: {last}") from None
-    return "\n".join(str(line[1]) for line in found or [] if str(line[1]).strip())
+    gray = numpy.asarray(rgb.convert("L"))
+    lines = (spaced_line(gray, line) for line in found or [])
+    return "\n".join(line for line in lines if line.strip())
 
 
 def _transparent(image: Any) -> bool:

@@ -236,15 +236,17 @@ SCANNED_LINES = ("The harbour lights were counted", "Vessel Albatross 4200 tons"
 """The text a `scanned_pdf` page shows as an image."""
 
 
-def _picture_of(lines: tuple[str, ...]) -> Any:
-    """A white page with `lines` drawn on it in black, as a scanner would see them (Pillow)."""
+def _picture_of(lines: tuple[str, ...], size: int = 36) -> Any:
+    """A white page with `lines` drawn on it in black, `size` pixels high, as a scanner would see
+    them (Pillow, its bundled font)."""
     from PIL import Image, ImageDraw, ImageFont
 
-    font = ImageFont.load_default(size=36)
-    image = Image.new("L", (1240, 120 + 80 * len(lines)), 255)
+    font = ImageFont.load_default(size=size)
+    pitch = size * 2 + 8
+    image = Image.new("L", (1240, 120 + pitch * len(lines)), 255)
     draw = ImageDraw.Draw(image)
     for row, line in enumerate(lines):
-        draw.text((60, 60 + 80 * row), line, fill=0, font=font)
+        draw.text((60, 60 + pitch * row), line, fill=0, font=font)
     return image
 
 
@@ -268,10 +270,12 @@ IMAGE_CONTENT_TYPES = {
 IMAGE_FORMATS = tuple(IMAGE_CONTENT_TYPES)
 
 
-def text_image(kind: str, lines: tuple[str, ...] = SCANNED_LINES, *, pages: int = 1) -> tuple[bytes, str]:
-    """(an image of `lines` in format `kind`, its content type), made with Pillow; a TIFF of
-    `pages` pages repeats them on each. PNG is drawn on a transparent background."""
-    image = _picture_of(lines)
+def text_image(
+    kind: str, lines: tuple[str, ...] = SCANNED_LINES, *, pages: int = 1, size: int = 36
+) -> tuple[bytes, str]:
+    """(an image of `lines`, `size` pixels high, in format `kind`, its content type), made with
+    Pillow; a TIFF of `pages` pages repeats them on each. PNG is drawn on a transparent background."""
+    image = _picture_of(lines, size)
     if kind == "png":  # black text on transparency: a reader must not see black on black
         image = image.convert("LA")
         image.putalpha(image.getchannel("L").point(lambda value: 255 - value))
