@@ -2,10 +2,11 @@
 
 Recognised by content type or, under a generic or mislabelled image type, by magic bytes. SVG
 is not here: it is XML, and is read as text. Decoding is bounded before a pixel is inflated:
-Pillow reads the header, and an image over `MAX_IMAGE_PIXELS` (its declared size, each frame)
-is refused as `too_large` — a small file that would decode to gigabytes (a decompression bomb)
-never reaches the decoder. Pillow itself refuses only above 179 megapixels and merely warns from
-89. A JPEG is decoded at a reduced scale when that suffices (its DCT can). Then the same OCR as
+Pillow reads the header, and an image that would decode to more than `MAX_IMAGE_PIXELS` (each
+frame) is refused as `too_large` — a small file that would decode to gigabytes (a decompression
+bomb) never reaches the decoder. Pillow itself refuses only above 179 megapixels and merely
+warns from 89. A JPEG is decoded at a reduced scale when that suffices (its DCT can), so a
+48-megapixel photo of a page decodes to 12. Then the same OCR as
 a scanned PDF's pages (`weblens.fetch.ocr`): scaled to `MAX_OCR_PIXELS`, one thread, in the
 worker under its extraction deadline and memory limit. A multi-page TIFF (a fax, a scan) is
 read page by page, at most `MAX_OCR_PAGES`; an animation only by its first frame.
@@ -90,7 +91,6 @@ def _open(body: bytes, kind: str, media_type: str) -> Any:
         raise TooLargeError(f"the image was not decoded: {exc} (a decompression bomb?)") from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
         raise _unreadable(kind, media_type, exc) from None
-    _check_size(image, len(body))
     return image
 
 
@@ -125,14 +125,16 @@ def _eight_bit(image: Any) -> Any:
     return Image.fromarray(scaled.astype(numpy.uint8), "L")
 
 
-def _frame(image: Any) -> str:
-    """The OCR text of the image's current frame, decoded as small as OCR needs it."""
+def _frame(image: Any, download: int) -> str:
+    """The OCR text of the image's current frame, decoded as small as OCR needs it, if that is
+    at most `MAX_IMAGE_PIXELS`."""
     from PIL import ImageOps
 
     width, height = image.size
     if image.format == "JPEG" and width * height > MAX_OCR_PIXELS:
         scale = (MAX_OCR_PIXELS / (width * height)) ** 0.5
         image.draft("RGB", (int(width * scale), int(height * scale)))  # DCT scaling: 1/2, 1/4 or 1/8
+    _check_size(image, download)  # the size it will decode to (each page of a TIFF declares its own)
     image.load()
     ImageOps.exif_transpose(image, in_place=True)  # a phone's photo of a page, upright (no copy of the pixels)
     return read_image(_eight_bit(image))
@@ -154,8 +156,7 @@ def image_to_text(body: bytes, kind: str, media_type: str = "") -> ImageText:
             frames = getattr(image, "n_frames", 1) if kind == "tiff" else 1
             for number in range(min(frames, MAX_OCR_PAGES)):
                 image.seek(number)
-                _check_size(image, len(body))  # every page of a TIFF declares its own size
-                texts.append(_frame(image))
+                texts.append(_frame(image, len(body)))
         except (OSError, ValueError, SyntaxError, EOFError) as exc:
             raise _unreadable(kind, media_type, exc) from None
     if frames > 1:
