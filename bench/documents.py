@@ -7,7 +7,9 @@ words (counted with repeats) that the markdown holds. Each format is read `--rou
 function); the baseline, measured in the same run, is the same text as an HTML article through
 the HTML path (trafilatura and weblens' rules). Peak memory is Python's allocations during one
 read (tracemalloc; not onnxruntime's own), the document's size beside it. With the `ocr`
-extra, a generated 3-page scanned PDF (images of known lines) read by OCR too. Prints medians.
+extra, a generated 3-page scanned PDF and images of known lines in every format weblens reads
+(PNG, JPEG, WebP, GIF, TIFF, BMP; and small print) by OCR too, with word recall beside the
+model's own word spacing as its baseline (rapidocr's lines as they come). Prints medians.
 
     .venv/bin/python bench/documents.py [--rounds 7] [--paragraphs 400]
 """
@@ -15,6 +17,7 @@ extra, a generated 3-page scanned PDF (images of known lines) read by OCR too. P
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import statistics
 import time
@@ -22,18 +25,27 @@ import tracemalloc
 from collections import Counter
 
 from weblens.fetch.extract import extract
-from weblens.fetch.ocr import ocr_available
+from weblens.fetch.ocr import ocr_available, ocr_engine_loaded
 from weblens.testing.documents import (
     DOCUMENT_FORMATS,
     HEADING,
+    IMAGE_FORMATS,
     PARAGRAPH,
     SCANNED_LINES,
     TABLE,
     make_document,
     scanned_pdf,
+    text_image,
 )
 
 _WORD = re.compile(r"\w+")
+SMALL_PRINT = (
+    "Opening hours are from nine until five on weekdays",
+    "Total amount due 734 dollars before 30 June 2024",
+    "Keep this leaflet you may need to read it again",
+    "Trains to the airport leave every fifteen minutes",
+    "Water levels were measured twice daily at noon",
+)
 
 
 def _expected(paragraphs: int) -> Counter[str]:
@@ -93,19 +105,52 @@ def main() -> None:
         base_rate = base_rate or rate
         print(f"{name:<16} {len(body):>9,} {recall:>7.3f} {rate:>8.1f} {peak:>9,.0f} {rate / base_rate:>14.2f}x")
     if not ocr_available():
-        print("scanned PDF: OCR not installed (pip install 'weblens[ocr]')")
+        print("scanned PDF and images: OCR not installed (pip install 'weblens[ocr]')")
         return
-    pages = 3
-    scanned = Counter(word.lower() for line in SCANNED_LINES for word in _WORD.findall(line) * pages)
-    body = scanned_pdf(pages)
-    recall, rate, peak = _measure(body, "application/pdf", min(args.rounds, 3), scanned)
-    squeezed = "".join(extract(body, "application/pdf").content.split())
-    lines = sum("".join(line.split()) in squeezed for line in SCANNED_LINES)
-    print(
-        f"scanned PDF, {pages} pages by OCR: word recall {recall:.3f} (lines found letter for letter, spaces "
-        f"aside: {lines}/{len(SCANNED_LINES)}), {rate * pages:.2f} pages/s, peak {peak:,.0f} KiB"
-    )
+    _ocr(args.rounds)
 
+
+def _model_spacing(body: bytes, content_type: str) -> str:
+    """The baseline for word spacing: each line as rapidocr's model spells it, no spaces put back."""
+    import numpy
+    from PIL import Image
+
+    if content_type == "application/pdf":
+        from pypdf import PdfReader
+
+        pictures = [page.images[0].image for page in PdfReader(io.BytesIO(body)).pages]
+    else:
+        pictures = [Image.open(io.BytesIO(body))]
+    lines = []
+    for picture in pictures:
+        rgba = picture.convert("RGBA")
+        flat = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba).convert("RGB")
+        found, _ = ocr_engine_loaded()(numpy.asarray(flat))
+        lines += [str(line[1]) for line in found or []]
+    return "\n".join(lines)
+
+
+def _ocr(rounds: int) -> None:
+    """Scanned PDF pages and images of text by OCR: word recall with weblens' word spacing and with
+    the model's own (the baseline), pages/s, peak memory. The images hold known lines at 36 px
+    and, in small print, 20 px."""
+    cases: dict[str, tuple[bytes, str, tuple[str, ...], int]] = {}
+    pages = 3
+    cases["scanned PDF, 3 pages"] = (scanned_pdf(pages), "application/pdf", SCANNED_LINES, pages)
+    for kind in IMAGE_FORMATS:
+        body, content_type = text_image(kind)
+        cases[f"{kind} image"] = (body, content_type, SCANNED_LINES, 1)
+    body, content_type = text_image("png", SMALL_PRINT, size=20)
+    cases["png, 20 px print"] = (body, content_type, SMALL_PRINT, 1)
+    body, content_type = text_image("jpeg", SMALL_PRINT, size=20)
+    cases["jpeg, 20 px print"] = (body, content_type, SMALL_PRINT, 1)
+    print(f"\nOCR (rapidocr, one thread); medians of {min(rounds, 3)} reads")
+    print(f"{'input':<22} {'bytes':>9} {'recall':>7} {'model spacing':>14} {'pages/s':>8} {'peak KiB':>9}")
+    for name, (body, content_type, lines, count) in cases.items():
+        expected = Counter(word.lower() for line in lines for word in _WORD.findall(line) * count)
+        recall, rate, peak = _measure(body, content_type, min(rounds, 3), expected)
+        baseline = _recall(_model_spacing(body, content_type), expected)
+        print(f"{name:<22} {len(body):>9,} {recall:>7.3f} {baseline:>14.3f} {rate * count:>8.2f} {peak:>9,.0f}")
 
 if __name__ == "__main__":
     main()

@@ -20,8 +20,9 @@ class _Fetched(BaseModel):
     byline: str | None = None
     date: str | None = None
     extractor: str
-    """What produced the text: trafilatura, text, json, pypdf, raw, or a document reader (mammoth,
-    openpyxl, python-pptx, odfpy, ebooklib, striprtf, csv)."""
+    """What produced the text: trafilatura, text, json, pypdf, raw, a document reader (mammoth,
+    openpyxl, python-pptx, odfpy, ebooklib, striprtf, csv), or OCR (pypdf+rapidocr for a scanned
+    PDF, rapidocr for an image)."""
     note: str | None = None
     """Said when the text is not what it seems, e.g. an empty JavaScript shell."""
     rendered: bool = False

@@ -1,5 +1,5 @@
 """A response body to text, by content type: HTML, text, JSON, PDF, Office documents, EPUB, RTF
-and CSV (`weblens.fetch.office`); anything else is refused.
+and CSV (`weblens.fetch.office`), images by OCR (`weblens.fetch.images`); anything else is refused.
 
 CPU-bound and synchronous on purpose: the fetcher runs it off the event loop (and may run
 it in another process: inputs and outputs are plain, picklable values). The HTML and PDF
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from weblens.errors import UnsupportedContentError
 from weblens.fetch.decode import decode_body
+from weblens.fetch.images import image_kind
 from weblens.fetch.office import READER_NAMES, document_kind
 
 __all__ = ["Extracted", "extract", "media_type"]
@@ -95,6 +96,12 @@ def _json(body: bytes, content_type: str) -> Extracted:
 def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False) -> Extracted:
     """Turn a body into text; `raw` keeps HTML source as it is. Raises UnsupportedContentError."""
     kind = media_type(content_type)
+    image = image_kind(body, kind)
+    if image is not None and not raw:
+        from weblens.fetch.images import image_to_text
+
+        read = image_to_text(body, image, kind)
+        return Extracted(read.text, "rapidocr", note=read.note)
     if kind in ("", "application/octet-stream", "binary/octet-stream"):
         kind = _sniff(body)
     document = document_kind(body, kind, url)
@@ -117,6 +124,6 @@ def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False)
         return Extracted(text, "text", note=None if text.strip() else EMPTY_NOTE)
     raise UnsupportedContentError(
         f"cannot turn {kind} content into text (weblens reads HTML, text, JSON, PDF, CSV, "
-        ".docx, .xlsx, .pptx, .odt, .epub and .rtf)",
+        ".docx, .xlsx, .pptx, .odt, .epub, .rtf, and PNG, JPEG, WebP, GIF, TIFF and BMP images by OCR)",
         details={"type": kind},
     )

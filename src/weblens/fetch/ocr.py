@@ -1,4 +1,5 @@
-"""Text from scanned PDFs (pages that are images), by OCR (the `ocr` extra: rapidocr-onnxruntime).
+"""Text in images by OCR (the `ocr` extra: rapidocr-onnxruntime): scanned PDFs' pages, and
+images a link points to (`weblens.fetch.images`).
 
 Its detection and recognition models ship inside its PyPI wheel (PP-OCRv4, about 16 MB), so
 nothing is downloaded at run time. Used only where there is no text layer to read; bounded:
@@ -12,6 +13,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from weblens.errors import UnsupportedContentError
+from weblens.fetch.ocr_spacing import spaced_line
+
 __all__ = [
     "MAX_IMAGES_PER_PAGE",
     "MAX_OCR_PAGES",
@@ -20,7 +24,9 @@ __all__ = [
     "OCR_NOTE",
     "ocr_available",
     "ocr_engine_loaded",
+    "ocr_missing",
     "ocr_pdf_pages",
+    "read_image",
 ]
 
 OCR_INSTALL = "pip install 'weblens[ocr]'"
@@ -28,16 +34,24 @@ MAX_OCR_PAGES = 20
 MAX_IMAGES_PER_PAGE = 4
 MAX_OCR_PIXELS = 4_000_000
 """An image larger than this (about 2000 x 2000) is scaled down before it is read."""
-OCR_NOTE = "The text was read by OCR (rapidocr) from images: expect misread words and lost spacing."
+OCR_NOTE = "The text was read by OCR (rapidocr) from images: expect misread words and spacing."
+
+
+def ocr_missing() -> str | None:
+    """None when the OCR engine loads here; else what to do about it (install the extra, or the
+    system's libGL that OpenCV needs)."""
+    try:
+        ocr_engine_loaded()
+    except ModuleNotFoundError:
+        return f"install the ocr extra: {OCR_INSTALL}"
+    except ImportError as exc:  # installed, but OpenCV cannot load the system's libGL
+        return f"the OCR engine is installed but does not load ({exc}); on Debian or Ubuntu: apt-get install libgl1"
+    return None
 
 
 def ocr_available() -> bool:
     """Whether the OCR engine loads here (installed, and its native libraries present)."""
-    try:
-        ocr_engine_loaded()
-    except ImportError:  # not installed, or OpenCV without the system's libGL
-        return False
-    return True
+    return ocr_missing() is None
 
 
 @functools.cache
@@ -48,16 +62,40 @@ def ocr_engine_loaded() -> Any:
     return RapidOCR(intra_op_num_threads=1, inter_op_num_threads=1)
 
 
-def _read(image: Any) -> str:
-    """The lines OCR finds in a PIL image, top to bottom."""
+def read_image(image: Any) -> str:
+    """The lines OCR finds in a PIL image, top to bottom; scaled down to `MAX_OCR_PIXELS` first,
+    and a transparent background made white (text drawn on transparency is often black on black)."""
     import numpy
+    from PIL import Image
 
     width, height = image.size
     if width * height > MAX_OCR_PIXELS:
         scale = (MAX_OCR_PIXELS / (width * height)) ** 0.5
-        image = image.resize((max(1, int(width * scale)), max(1, int(height * scale))))
-    found, _ = ocr_engine_loaded()(numpy.asarray(image.convert("RGB")))
-    return "\n".join(str(line[1]) for line in found or [] if str(line[1]).strip())
+        size = (max(1, int(width * scale)), max(1, int(height * scale)))
+        image = image.convert("RGBA" if _transparent(image) else "RGB") if image.mode in ("P", "1") else image
+        image = image.resize(size)
+    if _transparent(image):
+        rgba = image.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        image = Image.alpha_composite(white, rgba)
+    rgb = image.convert("RGB")
+    try:
+        found, _ = ocr_engine_loaded()(numpy.asarray(rgb), return_word_box=True)
+    except MemoryError:
+        raise
+    except Exception as exc:  # the engine's own errors (an image too thin to scale, ...) name no common base
+        said = [line for line in str(exc).splitlines() if line.strip()]  # onnxruntime's carry a traceback
+        last = said[-1].strip()[:300] if said else type(exc).__name__
+        if "bad_alloc" in last or "Failed to allocate" in last:  # onnxruntime ran out of the worker's memory
+            raise MemoryError(last) from None
+        raise UnsupportedContentError(f"OCR could not read the image: {last}") from None
+    gray = numpy.asarray(rgb.convert("L"))
+    lines = (spaced_line(gray, line) for line in found or [])
+    return "\n".join(line for line in lines if line.strip())
+
+
+def _transparent(image: Any) -> bool:
+    return image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info)
 
 
 def ocr_pdf_pages(reader: Any) -> list[str]:
@@ -68,6 +106,6 @@ def ocr_pdf_pages(reader: Any) -> list[str]:
         for number, picture in enumerate(page.images):
             if number >= MAX_IMAGES_PER_PAGE:
                 break
-            lines.append(_read(picture.image))
+            lines.append(read_image(picture.image))
         texts.append("\n".join(line for line in lines if line))
     return texts

@@ -12,7 +12,7 @@ from pypdf.errors import PyPdfError
 
 from weblens.errors import UnsupportedContentError
 
-__all__ = ["PdfText", "pdf_to_text"]
+__all__ = ["PdfText", "page_sections", "pdf_to_text"]
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # malformed PDFs are common and not our bug
 
@@ -28,25 +28,27 @@ class PdfText(NamedTuple):
     """The text was read from the pages' images by OCR."""
 
 
-def _sections(texts: list[str]) -> str:
+def page_sections(texts: list[str]) -> str:
+    """One `## Page N` section per page; an empty page says so."""
     return "\n\n".join(f"## Page {number}\n\n{text or _NO_TEXT}" for number, text in enumerate(texts, start=1))
 
 
 def _scanned(reader: PdfReader, title: str) -> PdfText:
     """A PDF without a text layer: its pages' images by OCR, or a note on what would read it."""
-    from weblens.fetch.ocr import MAX_OCR_PAGES, OCR_INSTALL, OCR_NOTE, ocr_available, ocr_pdf_pages
+    from weblens.fetch.ocr import MAX_OCR_PAGES, OCR_NOTE, ocr_missing, ocr_pdf_pages
 
     pages = len(reader.pages)
-    if not ocr_available():
-        note = f"The PDF has no text layer (a scan?); to read it by OCR: {OCR_INSTALL}"
-        return PdfText(_sections([""] * pages), title, note)
+    missing = ocr_missing()
+    if missing is not None:
+        note = f"The PDF has no text layer (a scan?); to read it by OCR, {missing}"
+        return PdfText(page_sections([""] * pages), title, note)
     texts = ocr_pdf_pages(reader)
     note = OCR_NOTE
     if pages > MAX_OCR_PAGES:
         note += f" Only the first {MAX_OCR_PAGES} of its {pages} pages were read."
     if not any(texts):
         note = "The PDF has no text layer, and OCR found no text in its images."
-    return PdfText(_sections(texts), title, note, ocr=True)
+    return PdfText(page_sections(texts), title, note, ocr=True)
 
 
 def pdf_to_text(body: bytes) -> PdfText:
@@ -63,4 +65,4 @@ def pdf_to_text(body: bytes) -> PdfText:
             return _scanned(reader, title)
     except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
         raise UnsupportedContentError(f"the PDF could not be read: {type(exc).__name__}: {exc}") from None
-    return PdfText(_sections(texts), title)
+    return PdfText(page_sections(texts), title)

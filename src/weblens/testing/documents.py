@@ -1,5 +1,6 @@
 """Documents with known text for tests and `bench/documents.py`: one of every format weblens
-reads besides HTML and PDF, and zip bombs dressed as each container.
+reads besides HTML and PDF, zip bombs dressed as each container, scanned PDFs and images of
+known lines (`scanned_pdf`, `text_image`), and a PNG decompression bomb (`blank_png`).
 
     body, content_type = make_document("docx")
     assert all(phrase in text for phrase in DOCUMENT_PHRASES)   # what a reader must find
@@ -11,16 +12,22 @@ reads besides HTML and PDF, and zip bombs dressed as each container.
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
+import zlib
 from collections.abc import Callable
+from typing import Any
 
 __all__ = [
     "CONTENT_TYPES",
     "DOCUMENT_FORMATS",
     "DOCUMENT_PHRASES",
+    "IMAGE_FORMATS",
     "SCANNED_LINES",
+    "blank_png",
     "make_document",
     "scanned_pdf",
+    "text_image",
     "zip_bomb",
 ]
 
@@ -229,19 +236,69 @@ SCANNED_LINES = ("The harbour lights were counted", "Vessel Albatross 4200 tons"
 """The text a `scanned_pdf` page shows as an image."""
 
 
+def _picture_of(lines: tuple[str, ...], size: int = 36) -> Any:
+    """A white page with `lines` drawn on it in black, `size` pixels high, as a scanner would see
+    them (Pillow, its bundled font)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=size)
+    pitch = size * 2 + 8
+    image = Image.new("L", (1240, 120 + pitch * len(lines)), 255)
+    draw = ImageDraw.Draw(image)
+    for row, line in enumerate(lines):
+        draw.text((60, 60 + pitch * row), line, fill=0, font=font)
+    return image
+
+
 def scanned_pdf(pages: int = 1, lines: tuple[str, ...] = SCANNED_LINES) -> bytes:
     """A PDF whose `pages` pages are images of `lines` (a scan: no text layer), made with Pillow
     (which the `ocr` extra brings)."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    font = ImageFont.load_default(size=36)
-    images = []
-    for _ in range(pages):
-        image = Image.new("L", (1240, 120 + 80 * len(lines)), 255)
-        draw = ImageDraw.Draw(image)
-        for row, line in enumerate(lines):
-            draw.text((60, 60 + 80 * row), line, fill=0, font=font)
-        images.append(image)
+    images = [_picture_of(lines) for _ in range(pages)]
     out = io.BytesIO()
     images[0].save(out, "PDF", resolution=150, save_all=True, append_images=images[1:])
     return out.getvalue()
+
+
+IMAGE_CONTENT_TYPES = {
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "webp": "image/webp",
+    "gif": "image/gif",
+    "tiff": "image/tiff",
+    "bmp": "image/bmp",
+}
+IMAGE_FORMATS = tuple(IMAGE_CONTENT_TYPES)
+
+
+def text_image(
+    kind: str, lines: tuple[str, ...] = SCANNED_LINES, *, pages: int = 1, size: int = 36
+) -> tuple[bytes, str]:
+    """(an image of `lines`, `size` pixels high, in format `kind`, its content type), made with
+    Pillow; a TIFF of `pages` pages repeats them on each. PNG is drawn on a transparent background."""
+    image = _picture_of(lines, size)
+    if kind == "png":  # black text on transparency: a reader must not see black on black
+        image = image.convert("LA")
+        image.putalpha(image.getchannel("L").point(lambda value: 255 - value))
+    if kind == "gif":
+        image = image.convert("P")
+    out = io.BytesIO()
+    extra = {"save_all": True, "append_images": [image.copy() for _ in range(pages - 1)]} if pages > 1 else {}
+    image.save(out, kind.upper(), **({"quality": 85} if kind in ("jpeg", "webp") else {}), **extra)
+    return out.getvalue(), IMAGE_CONTENT_TYPES[kind]
+
+
+def blank_png(width: int, height: int) -> bytes:
+    """A valid white 8-bit grey PNG of any size, written with the standard library alone: large
+    sizes compress about 1000:1 (12 000 x 12 000 pixels is a 140 KB file: a decompression bomb)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    packer = zlib.compressobj(9)
+    row = b"\x00" + b"\xff" * width  # filter byte "none", then the row
+    rows_per_chunk = max(1, (1 << 20) // len(row))
+    starts = range(0, height, rows_per_chunk)
+    data = b"".join(packer.compress(row * min(rows_per_chunk, height - start)) for start in starts)
+    data += packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")

@@ -42,7 +42,8 @@ MIN_TOOL_TOKENS = 200
 _META_CHARS = 300
 
 WEB_FETCH_DESCRIPTION = (
-    "Fetch a web page, PDF, Office document, EPUB, CSV, JSON or text file by URL and return its main "
+    "Fetch a web page, PDF, Office document, EPUB, CSV, JSON, text file or image of text (read by OCR) by URL "
+    "and return its main "
     "content as markdown. "
     "When you need something specific from a page, pass query (the question, in words the page would "
     "use): you get only the passages that answer it, each with its section and character offsets, "
