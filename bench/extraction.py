@@ -2,20 +2,23 @@
 
 Runs weblens' extraction (the same `extract()` a fetch uses, from the page's bytes to the
 markdown body the model reads) and, in the same run, trafilatura
-`extract(html, include_comments=False)` as the baseline, single-threaded, interleaved
-round by round so load on the machine hits both alike. Scores with each corpus' own
-`score.py` (4-token shingles; precision over non-empty outputs, recall over all pages).
+`extract(html, include_comments=False)` as the baseline, single-threaded, interleaved page
+by page (each page read by one system right after the other, which goes first alternating
+by round) so load on the machine hits both alike. Scores with each corpus' own `score.py`
+(4-token shingles; precision over non-empty outputs, recall over all pages).
 
 Prints, per corpus: F1 / precision / recall, empty outputs and pages/s (median of the
-rounds) for both, and for rs-trafilatura (PyPI `trafipy`, plain text) when an interpreter
-that can import it is found (`--anchor-python`; trafipy ships only CPython 3.12+ wheels,
-so it runs in its own process, `bench/trafipy_anchor.py`, once per round beside the other
-two); the pages on which weblens takes more than twice trafilatura's time (per-page
-medians) and the worst such ratio; F1 on two folds (the pages split by a hash of their id: a rule that
-helps only one fold is fitted, not learned) and per page type. A bot check that weblens
-reports as `blocked` counts as an empty output. Targets (issue 10): weblens >= trafilatura
-overall and on every page type with 20+ pages, on both corpora, and no more empty pages;
-aims: F1 >= 0.85 on the modern corpus with articles >= 0.96, at >= 1.5x trafilatura's pages/s.
+rounds' summed per-page times) for both, and for rs-trafilatura (PyPI `trafipy`, plain
+text) when an interpreter that can import it is found (`--anchor-python`; trafipy ships
+only CPython 3.12+ wheels, so it runs in its own process, `bench/trafipy_anchor.py`,
+asked page by page beside the other two); the pages on which weblens takes more than
+twice trafilatura's time (per-page medians) and the worst such ratio; F1 on two folds
+(the pages split by a hash of their id: a rule that helps only one fold is fitted, not
+learned) and per page type. A bot check that weblens reports as `blocked` counts as an
+empty output. Targets (issue 10): weblens >= trafilatura overall and on every page type
+with 20+ pages, on both corpora, and no more empty pages; aims: F1 >= 0.85 on the modern
+corpus with articles >= 0.96; (issue 23) >= 1.5x trafilatura's pages/s on both corpora and
+no page over 2x trafilatura's time.
 
     .venv/bin/python bench/extraction.py [--rounds 3] [--data DIR] [--corpus web-extraction-2026]
         [--anchor-python /path/to/python3.12 | --no-anchor]
@@ -24,6 +27,7 @@ aims: F1 >= 0.85 on the modern corpus with articles >= 0.96, at >= 1.5x trafilat
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import importlib.util
@@ -103,11 +107,37 @@ def find_anchor_python() -> str | None:
     return next((python for python in dict.fromkeys(candidates) if _imports_trafipy(python)), None)
 
 
-def run_anchor(python: str, data: Path) -> dict[str, tuple[str, float]]:
-    """id -> (rs-trafilatura's text, its seconds on the page), one round in the anchor's interpreter."""
-    done = subprocess.run([python, str(ANCHOR_SCRIPT), str(data)], capture_output=True, check=True, text=True)
-    found = json.loads(done.stdout)
-    return {page_id: (text, found["seconds"][page_id]) for page_id, text in found["outputs"].items()}
+class AnchorProcess:
+    """rs-trafilatura in its own interpreter (`bench/trafipy_anchor.py`), asked page by page."""
+
+    def __init__(self, python: str, data: Path) -> None:
+        self.process = subprocess.Popen(
+            [python, str(ANCHOR_SCRIPT), str(data)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        self.version = json.loads(self._line())["version"]
+
+    def _line(self) -> str:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{ANCHOR_SCRIPT.name} stopped (exit status {self.process.wait()})")
+        return line
+
+    def extract(self, page_id: str) -> tuple[str, float]:
+        """(rs-trafilatura's text, its seconds) on one page."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(page_id + "\n")
+        self.process.stdin.flush()
+        found = json.loads(self._line())
+        return found["text"], found["seconds"]
+
+    def __enter__(self) -> AnchorProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
 
 
 def run_corpus(data: Path, rounds: int, anchor: str | None = None) -> dict[str, Any]:
@@ -116,19 +146,20 @@ def run_corpus(data: Path, rounds: int, anchor: str | None = None) -> dict[str, 
     pages = load_pages(data)
     names = [*SYSTEMS, *([ANCHOR] if anchor else [])]
     page_times: dict[str, dict[str, list[float]]] = {name: {page_id: [] for page_id in pages} for name in names}
-    outputs: dict[str, dict[str, tuple[str, str]]] = {}
-    for _ in range(rounds):
-        for name, system in SYSTEMS.items():
-            outputs[name] = {}
+    outputs: dict[str, dict[str, tuple[str, str]]] = {name: {} for name in names}
+    with contextlib.ExitStack() as stack:
+        remote = stack.enter_context(AnchorProcess(anchor, data)) if anchor else None
+        for round_ in range(rounds):
+            order = list(SYSTEMS) if round_ % 2 == 0 else list(SYSTEMS)[::-1]  # neither always goes first
             for page_id, raw in pages.items():
-                started = time.perf_counter()
-                outputs[name][page_id] = system(raw)
-                page_times[name][page_id].append(time.perf_counter() - started)
-        if anchor:
-            found = run_anchor(anchor, data)
-            outputs[ANCHOR] = {page_id: (found[page_id][0], ANCHOR) for page_id in pages}
-            for page_id in pages:
-                page_times[ANCHOR][page_id].append(found[page_id][1])
+                for name in order:
+                    started = time.perf_counter()
+                    outputs[name][page_id] = SYSTEMS[name](raw)
+                    page_times[name][page_id].append(time.perf_counter() - started)
+                if remote is not None:
+                    text, seconds = remote.extract(page_id)
+                    outputs[ANCHOR][page_id] = (text, ANCHOR)
+                    page_times[ANCHOR][page_id].append(seconds)
     timings = {name: [sum(t[r] for t in page_times[name].values()) for r in range(rounds)] for name in names}
     medians = {name: {page_id: statistics.median(t) for page_id, t in page_times[name].items()} for name in names}
     groups: dict[str, list[str]] = {"all": sorted(truth)}
