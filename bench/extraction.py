@@ -177,7 +177,7 @@ def run_corpus(data: Path, rounds: int, anchor: str | None = None) -> dict[str, 
     paths = Counter(path for _, path in outputs[OURS].values())
     ratios = {page_id: medians[OURS][page_id] / max(medians[BASELINE][page_id], 1e-9) for page_id in pages}
     slow = sorted((page_id for page_id, ratio in ratios.items() if ratio > SLOW_RATIO), key=ratios.__getitem__)[::-1]
-    slow_pages = [(page_id, ratios[page_id], medians[BASELINE][page_id]) for page_id in slow]
+    slow_pages = [(page_id, ratios[page_id], medians[BASELINE][page_id], outputs[OURS][page_id][1]) for page_id in slow]
     return {"pages": len(pages), "groups": groups, "scores": scores, "rates": rates, "paths": paths,
             "names": names, "slow": slow_pages}  # fmt: skip
 
@@ -193,8 +193,6 @@ def report(corpus: str, result: dict[str, Any], rounds: int) -> None:
             f"{name:<14} {r['f1']:6.3f} {r['precision']:6.3f} {r['recall']:6.3f} {r['empty_predictions']:6d} "
             f"{rates[name]:8.1f} {rates[name] / rates[BASELINE]:5.2f}x"
         )
-    if ANCHOR not in names:
-        print(ANCHOR_MISSING)
     anchor_head = f" {ANCHOR:>14}" if ANCHOR in names else ""
     print(f"\n{'F1 by group':<16} {'pages':>5} {BASELINE:>12} {OURS:>8} {'diff':>7}{anchor_head}")
     for group, ids in groups.items():
@@ -203,12 +201,15 @@ def report(corpus: str, result: dict[str, Any], rounds: int) -> None:
         print(f"{group:<16} {len(ids):5d} {base:12.3f} {ours:8.3f} {ours - base:+7.3f}{anchor_f1}")
     print("weblens paths: " + ", ".join(f"{path} {n}" for path, n in result["paths"].most_common()))
     slow = result["slow"]
-    over = sum(1 for _, _, base in slow if base >= SLOW_FLOOR_S)
+    over = sum(1 for _, _, base, _ in slow if base >= SLOW_FLOOR_S)
     worst = f"; worst {slow[0][1]:.2f}x ({slow[0][0]})" if slow else ""
     print(
         f"pages where weblens takes > {SLOW_RATIO:g}x trafilatura's time (per-page medians): {len(slow)} "
         f"({over} of them on pages trafilatura takes >= {SLOW_FLOOR_S * 1000:.0f} ms){worst}"
     )
+    if slow:
+        listed = (f"{pid[:12]} {ratio:.1f}x of {base * 1000:.0f} ms ({path})" for pid, ratio, base, path in slow)
+        print("  slowest: " + ", ".join(list(listed)[:10]))
 
 
 def checks(results: dict[str, dict[str, Any]]) -> list[tuple[str, str, str, bool]]:
@@ -254,7 +255,10 @@ def main() -> int:
     if anchor and not _imports_trafipy(anchor):
         print(f"{ANCHOR_MISSING}: {anchor} cannot import it")
         anchor = None
-    print(f"{ANCHOR}: trafipy in {anchor}" if anchor else ANCHOR_MISSING)
+    elif anchor or args.no_anchor:
+        print(f"{ANCHOR}: trafipy in {anchor}" if anchor else f"{ANCHOR}: left out")
+    else:
+        print(ANCHOR_MISSING)
     results = {}
     for corpus in args.corpus or CORPORA:
         data = args.data / corpus
