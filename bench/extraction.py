@@ -2,28 +2,39 @@
 
 Runs weblens' extraction (the same `extract()` a fetch uses, from the page's bytes to the
 markdown body the model reads) and, in the same run, trafilatura
-`extract(html, include_comments=False)` as the baseline, single-threaded, interleaved
-round by round so load on the machine hits both alike. Scores with each corpus' own
-`score.py` (4-token shingles; precision over non-empty outputs, recall over all pages).
+`extract(html, include_comments=False)` as the baseline, single-threaded, interleaved page
+by page (each page read by one system right after the other, which goes first alternating
+by round) so load on the machine hits both alike. Scores with each corpus' own `score.py`
+(4-token shingles; precision over non-empty outputs, recall over all pages).
 
 Prints, per corpus: F1 / precision / recall, empty outputs and pages/s (median of the
-rounds) for both; F1 on two folds (the pages split by a hash of their id: a rule that
-helps only one fold is fitted, not learned) and per page type. A bot check that weblens
-reports as `blocked` counts as an empty output. Targets (issue 10): weblens >= trafilatura
-overall and on every page type with 20+ pages, on both corpora, and no more empty pages;
-aims: F1 >= 0.85 on the modern corpus with articles >= 0.96, at >= 1.5x trafilatura's pages/s.
+rounds' summed per-page times) for both, and for rs-trafilatura (PyPI `trafipy`, plain
+text) when an interpreter that can import it is found (`--anchor-python`; trafipy ships
+only CPython 3.12+ wheels, so it runs in its own process, `bench/trafipy_anchor.py`,
+asked page by page beside the other two); the pages on which weblens takes more than
+twice trafilatura's time (per-page medians) and the worst such ratio; F1 on two folds
+(the pages split by a hash of their id: a rule that helps only one fold is fitted, not
+learned) and per page type. A bot check that weblens reports as `blocked` counts as an
+empty output. Targets (issue 10): weblens >= trafilatura overall and on every page type
+with 20+ pages, on both corpora, and no more empty pages; aims: F1 >= 0.85 on the modern
+corpus with articles >= 0.96; (issue 23) >= 1.5x trafilatura's pages/s on both corpora and
+no page over 2x trafilatura's time.
 
     .venv/bin/python bench/extraction.py [--rounds 3] [--data DIR] [--corpus web-extraction-2026]
+        [--anchor-python /path/to/python3.12 | --no-anchor]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import importlib.util
 import json
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -41,7 +52,11 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CORPORA = ("article-extraction", "web-extraction-2026")
 CONTENT_TYPE = "text/html; charset=utf-8"
 MIN_TYPE_PAGES = 20  # the targets hold for every page type with at least this many pages
-BASELINE, OURS = "trafilatura", "weblens"
+BASELINE, OURS, ANCHOR = "trafilatura", "weblens", "rs-trafilatura"
+ANCHOR_SCRIPT = Path(__file__).with_name("trafipy_anchor.py")
+ANCHOR_MISSING = "rs-trafilatura: not installable here (needs Python 3.12+ with trafipy)"
+SLOW_RATIO = 2.0  # no page may take weblens more than this times trafilatura's own time on it
+SLOW_FLOOR_S = 0.05  # the issue's count: pages trafilatura itself spends at least this long on
 
 
 def load_score(data: Path) -> ModuleType:
@@ -76,17 +91,77 @@ def weblens_body(raw: bytes) -> tuple[str, str]:
 SYSTEMS: dict[str, Callable[[bytes], tuple[str, str]]] = {BASELINE: baseline, OURS: weblens_body}
 
 
-def run_corpus(data: Path, rounds: int) -> dict[str, Any]:
+def _imports_trafipy(python: str) -> bool:
+    check = "import sys, trafipy; sys.exit(sys.version_info < (3, 12))"
+    try:
+        return subprocess.run([python, "-c", check], capture_output=True, timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def find_anchor_python() -> str | None:
+    """A Python 3.12+ that imports trafipy: on PATH first, then pyenv's versions (newest first)."""
+    names = [f"python3.{minor}" for minor in range(20, 11, -1)] + ["python3"]
+    candidates = [found for name in names if (found := shutil.which(name))]
+    candidates += [str(path) for path in sorted(Path.home().glob(".pyenv/versions/3.*/bin/python3"), reverse=True)]
+    return next((python for python in dict.fromkeys(candidates) if _imports_trafipy(python)), None)
+
+
+class AnchorProcess:
+    """rs-trafilatura in its own interpreter (`bench/trafipy_anchor.py`), asked page by page."""
+
+    def __init__(self, python: str, data: Path) -> None:
+        self.process = subprocess.Popen(
+            [python, str(ANCHOR_SCRIPT), str(data)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        self.version = json.loads(self._line())["version"]
+
+    def _line(self) -> str:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{ANCHOR_SCRIPT.name} stopped (exit status {self.process.wait()})")
+        return line
+
+    def extract(self, page_id: str) -> tuple[str, float]:
+        """(rs-trafilatura's text, its seconds) on one page."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(page_id + "\n")
+        self.process.stdin.flush()
+        found = json.loads(self._line())
+        return found["text"], found["seconds"]
+
+    def __enter__(self) -> AnchorProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def run_corpus(data: Path, rounds: int, anchor: str | None = None) -> dict[str, Any]:
     score = load_score(data)
     truth: dict[str, dict[str, str]] = json.loads((data / "ground-truth.json").read_text(encoding="utf-8"))
     pages = load_pages(data)
-    timings: dict[str, list[float]] = {name: [] for name in SYSTEMS}
-    outputs: dict[str, dict[str, tuple[str, str]]] = {}
-    for _ in range(rounds):
-        for name, system in SYSTEMS.items():
-            started = time.perf_counter()
-            outputs[name] = {page_id: system(raw) for page_id, raw in pages.items()}
-            timings[name].append(time.perf_counter() - started)
+    names = [*SYSTEMS, *([ANCHOR] if anchor else [])]
+    page_times: dict[str, dict[str, list[float]]] = {name: {page_id: [] for page_id in pages} for name in names}
+    outputs: dict[str, dict[str, tuple[str, str]]] = {name: {} for name in names}
+    with contextlib.ExitStack() as stack:
+        remote = stack.enter_context(AnchorProcess(anchor, data)) if anchor else None
+        for round_ in range(rounds):
+            order = list(SYSTEMS) if round_ % 2 == 0 else list(SYSTEMS)[::-1]  # neither always goes first
+            for page_id, raw in pages.items():
+                for name in order:
+                    started = time.perf_counter()
+                    outputs[name][page_id] = SYSTEMS[name](raw)
+                    page_times[name][page_id].append(time.perf_counter() - started)
+                if remote is not None:
+                    text, seconds = remote.extract(page_id)
+                    outputs[ANCHOR][page_id] = (text, ANCHOR)
+                    page_times[ANCHOR][page_id].append(seconds)
+    timings = {name: [sum(t[r] for t in page_times[name].values()) for r in range(rounds)] for name in names}
+    medians = {name: {page_id: statistics.median(t) for page_id, t in page_times[name].items()} for name in names}
     groups: dict[str, list[str]] = {"all": sorted(truth)}
     groups["fold 0"] = [i for i in groups["all"] if fold(i) == 0]
     groups["fold 1"] = [i for i in groups["all"] if fold(i) == 1]
@@ -95,30 +170,46 @@ def run_corpus(data: Path, rounds: int) -> dict[str, Any]:
         for kind, _ in kinds.most_common():
             groups[kind] = [i for i in groups["all"] if truth[i].get("type", "article") == kind]
     scores: dict[str, dict[str, dict[str, float]]] = {}
-    for name in SYSTEMS:
+    for name in names:
         predictions = {i: {"articleBody": body} for i, (body, _) in outputs[name].items()}
         scores[name] = {group: score.score(truth, predictions, ids, n_boot=0) for group, ids in groups.items()}
     rates = {name: len(pages) / statistics.median(times) for name, times in timings.items()}
     paths = Counter(path for _, path in outputs[OURS].values())
-    return {"pages": len(pages), "groups": groups, "scores": scores, "rates": rates, "paths": paths}
+    ratios = {page_id: medians[OURS][page_id] / max(medians[BASELINE][page_id], 1e-9) for page_id in pages}
+    slow = sorted((page_id for page_id, ratio in ratios.items() if ratio > SLOW_RATIO), key=ratios.__getitem__)[::-1]
+    slow_pages = [(page_id, ratios[page_id], medians[BASELINE][page_id], outputs[OURS][page_id][1]) for page_id in slow]
+    return {"pages": len(pages), "groups": groups, "scores": scores, "rates": rates, "paths": paths,
+            "names": names, "slow": slow_pages}  # fmt: skip
 
 
 def report(corpus: str, result: dict[str, Any], rounds: int) -> None:
     """Print one corpus' tables (the checks come after both corpora)."""
-    scores, rates, groups = result["scores"], result["rates"], result["groups"]
+    scores, rates, groups, names = result["scores"], result["rates"], result["groups"], result["names"]
     print(f"\n== {corpus}: {result['pages']} pages, {rounds} rounds (pages/s: median), single-threaded")
-    print(f"{'system':<12} {'F1':>6} {'prec':>6} {'recall':>6} {'empty':>6} {'pages/s':>8} {'speed':>6}")
-    for name in SYSTEMS:
+    print(f"{'system':<14} {'F1':>6} {'prec':>6} {'recall':>6} {'empty':>6} {'pages/s':>8} {'speed':>6}")
+    for name in names:
         r = scores[name]["all"]
         print(
-            f"{name:<12} {r['f1']:6.3f} {r['precision']:6.3f} {r['recall']:6.3f} {r['empty_predictions']:6d} "
+            f"{name:<14} {r['f1']:6.3f} {r['precision']:6.3f} {r['recall']:6.3f} {r['empty_predictions']:6d} "
             f"{rates[name]:8.1f} {rates[name] / rates[BASELINE]:5.2f}x"
         )
-    print(f"\n{'F1 by group':<16} {'pages':>5} {BASELINE:>12} {OURS:>8} {'diff':>7}")
+    anchor_head = f" {ANCHOR:>14}" if ANCHOR in names else ""
+    print(f"\n{'F1 by group':<16} {'pages':>5} {BASELINE:>12} {OURS:>8} {'diff':>7}{anchor_head}")
     for group, ids in groups.items():
         base, ours = scores[BASELINE][group]["f1"], scores[OURS][group]["f1"]
-        print(f"{group:<16} {len(ids):5d} {base:12.3f} {ours:8.3f} {ours - base:+7.3f}")
+        anchor_f1 = f" {scores[ANCHOR][group]['f1']:14.3f}" if ANCHOR in names else ""
+        print(f"{group:<16} {len(ids):5d} {base:12.3f} {ours:8.3f} {ours - base:+7.3f}{anchor_f1}")
     print("weblens paths: " + ", ".join(f"{path} {n}" for path, n in result["paths"].most_common()))
+    slow = result["slow"]
+    over = sum(1 for _, _, base, _ in slow if base >= SLOW_FLOOR_S)
+    worst = f"; worst {slow[0][1]:.2f}x ({slow[0][0]})" if slow else ""
+    print(
+        f"pages where weblens takes > {SLOW_RATIO:g}x trafilatura's time (per-page medians): {len(slow)} "
+        f"({over} of them on pages trafilatura takes >= {SLOW_FLOOR_S * 1000:.0f} ms){worst}"
+    )
+    if slow:
+        listed = (f"{pid[:12]} {ratio:.1f}x of {base * 1000:.0f} ms ({path})" for pid, ratio, base, path in slow)
+        print("  slowest: " + ", ".join(list(listed)[:10]))
 
 
 def checks(results: dict[str, dict[str, Any]]) -> list[tuple[str, str, str, bool]]:
@@ -132,6 +223,11 @@ def checks(results: dict[str, dict[str, Any]]) -> list[tuple[str, str, str, bool
             base, ours = scores[BASELINE][group]["f1"], scores[OURS][group]["f1"]
             what = "overall" if group == "all" else f"{group} ({len(ids)} pages)"
             rows.append(("must", f"{corpus} {what}: F1 >= trafilatura", f"{ours:.3f} vs {base:.3f}", ours >= base))
+        speed = result["rates"][OURS] / result["rates"][BASELINE]
+        rows.append(("aim", f"{corpus}: pages/s >= 1.5x trafilatura", f"{speed:.2f}x", speed >= 1.5))
+        slow = result["slow"]
+        worst = f"{len(slow)} pages, worst {slow[0][1]:.2f}x" if slow else "none"
+        rows.append(("aim", f"{corpus}: no page > {SLOW_RATIO:g}x trafilatura's time", worst, not slow))
         empty_base = scores[BASELINE]["all"]["empty_predictions"]
         empty_ours = scores[OURS]["all"]["empty_predictions"]
         rows.append(("must", f"{corpus}: empty pages <= trafilatura", f"{empty_ours} vs {empty_base}",
@@ -140,10 +236,8 @@ def checks(results: dict[str, dict[str, Any]]) -> list[tuple[str, str, str, bool
     if modern is not None:
         ours = modern["scores"][OURS]
         f1, article = ours["all"]["f1"], ours.get("article", ours["all"])["f1"]
-        speed = modern["rates"][OURS] / modern["rates"][BASELINE]
         rows.append(("aim", "web-extraction-2026 overall: F1 >= 0.85", f"{f1:.3f}", f1 >= 0.85))
         rows.append(("aim", "web-extraction-2026 article: F1 >= 0.96", f"{article:.3f}", article >= 0.96))
-        rows.append(("aim", "web-extraction-2026: pages/s >= 1.5x trafilatura", f"{speed:.2f}x", speed >= 1.5))
     return rows
 
 
@@ -152,20 +246,32 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the folder holding both corpora")
     parser.add_argument("--corpus", action="append", choices=CORPORA, help="one corpus (default: both)")
+    parser.add_argument(
+        "--anchor-python", help="a Python 3.12+ that imports trafipy (default: the first found on PATH or in pyenv)"
+    )
+    parser.add_argument("--no-anchor", action="store_true", help="leave rs-trafilatura out")
     args = parser.parse_args()
+    anchor = None if args.no_anchor else args.anchor_python or find_anchor_python()
+    if anchor and not _imports_trafipy(anchor):
+        print(f"{ANCHOR_MISSING}: {anchor} cannot import it")
+        anchor = None
+    elif anchor or args.no_anchor:
+        print(f"{ANCHOR}: trafipy in {anchor}" if anchor else f"{ANCHOR}: left out")
+    else:
+        print(ANCHOR_MISSING)
     results = {}
     for corpus in args.corpus or CORPORA:
         data = args.data / corpus
         if not (data / "ground-truth.json").is_file():
             print(f"skipped {corpus}: the benchmark data is not at {data} (pass --data DIR)")
             continue
-        results[corpus] = run_corpus(data, args.rounds)
+        results[corpus] = run_corpus(data, args.rounds, anchor)
         report(corpus, results[corpus], args.rounds)
     if not results:
         return 0
     rows = checks(results)
     width = max(len(check) for _, check, _, _ in rows)
-    print(f"\n{'':<4} {'check (issue 10)':<{width}} {'weblens vs trafilatura':>22}  result")
+    print(f"\n{'':<4} {'check (issues 10, 23)':<{width}} {'weblens vs trafilatura':>22}  result")
     for kind, check, measured, passed in rows:
         print(f"{kind:<4} {check:<{width}} {measured:>22}  {'pass' if passed else 'FAIL'}")
     musts = [passed for kind, _, _, passed in rows if kind == "must"]

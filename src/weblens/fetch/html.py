@@ -74,9 +74,11 @@ _DATE_KEYS = (
 # A linear pattern on trafilatura's own output (no repetition at all).
 _UNDERLINE = re.compile(r"(?<!\\)</?u>")  # not `\<u>`: that is the page's own text, escaped
 _INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "head")
-_VISIBLE_TEXT = etree.XPath(
-    "(//body|/*[not(//body)])//text()[not(" + " or ".join(f"ancestor::{tag}" for tag in _INVISIBLE) + ")]"
-)
+_INVISIBLE_TAGS = frozenset(_INVISIBLE)
+# Where the shown text lives: the body, or the whole document when it has none.
+_TEXT_ROOTS = etree.XPath("//body|/*[not(//body)]")
+# A count of the nodes `tree.iter()` yields, in C rather than a Python loop.
+_NODE_COUNT = etree.XPath("count(descendant-or-self::*|descendant::comment()|descendant::processing-instruction())")
 _NOT_PAGE_TEXT = ("nav", "header", "footer", "aside", "button", "select", "label", "dialog")
 # The bytes handed to lxml are always UTF-8 (we decoded them); a stale meta charset must not win.
 _PARSER = lxml_html.HTMLParser(
@@ -163,10 +165,31 @@ def _heading(tree: lxml_html.HtmlElement) -> str:
     return " ".join(heading.text_content().split()) if heading is not None else ""
 
 
+def _shown_parts(root: etree._Element, parts: list[str]) -> None:
+    """Append the text nodes under `root` that no invisible element holds, in document order. One walk
+    that steps over invisible subtrees: an XPath asking each text node for invisible ancestors costs
+    several times more on a deep page."""
+    walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
+    for event, element in walker:
+        if event == "start":
+            if element.tag in _INVISIBLE_TAGS:
+                walker.skip_subtree()
+            elif element.text:
+                parts.append(element.text)
+        elif element.tail and element is not root:  # "end", or a comment or instruction: its tail is text
+            parts.append(element.tail)
+
+
 def visible_text(tree: lxml_html.HtmlElement) -> str:
     """The text a reader without JavaScript sees, spaces collapsed (`tree` is left as it is: trafilatura
     reads a page's JSON-LD, and a thread page without it loses its posts)."""
-    return " ".join(" ".join(_VISIBLE_TEXT(tree)).split())
+    parts: list[str] = []
+    roots: list[etree._Element] = []
+    for root in _TEXT_ROOTS(tree):
+        if not any(outer in roots for outer in root.iterancestors()):  # a nested body's text is read once
+            roots.append(root)
+            _shown_parts(root, parts)
+    return " ".join(" ".join(parts).split())
 
 
 def visible_text_length(html: str) -> int:
@@ -287,7 +310,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         hydrated = hydration_text(tree)
         if _words(hydrated) > _words(shown):
             return HtmlExtract(hydrated, title, byline, date, method="hydration", visible_chars=visible_chars)
-    if sum(1 for _ in tree.iter()) > _MAX_ELEMENTS:
+    if _NODE_COUNT(tree) > _MAX_ELEMENTS:
         return HtmlExtract(_page_text(tree)[0], title, byline, date, method="page-text", visible_chars=visible_chars)
     declared = page_kind(tree, meta.get("og:type"))
     _fence_one_line_code(tree)
