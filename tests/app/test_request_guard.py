@@ -76,6 +76,11 @@ async def test_on_a_reachable_address_the_api_needs_the_token(
         assert wrong.status_code == 401
         ok = await http.get("/api/sessions", headers={"authorization": "Bearer s3cret-token"})
         assert ok.status_code == 200 and ok.json()["sessions"] == []
+        # a crawl job makes the server fetch for hours: no token, no job
+        job = await http.post("/api/crawls", json={"url": "https://example.com/"})
+        assert job.status_code == 401 and (await http.get("/api/crawls")).status_code == 401
+        listed = await http.get("/api/crawls", headers={"authorization": "Bearer s3cret-token"})
+        assert listed.status_code == 200, listed.text
     assert llm.sent == []
 
 
