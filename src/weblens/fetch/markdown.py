@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from lxml import etree  # type: ignore[import-untyped]
 
+from weblens.fetch.tables import table_row, table_rule
+
 __all__ = ["element_markdown"]
 
 _SKIP = frozenset({"script", "style", "template", "svg", "button", "select", "input", "noscript", "iframe", "head"})
@@ -47,16 +49,14 @@ def _render_inline(child: etree._Element) -> str:
 
 def _table(table: etree._Element) -> str:
     rows = [
-        [" ".join(cell.text_content().split()).replace("|", "\\|") for cell in row if cell.tag in ("td", "th")]
-        for row in table.iter("tr")
+        [" ".join(cell.text_content().split()) for cell in row if cell.tag in ("td", "th")] for row in table.iter("tr")
     ]
     rows = [row for row in rows if row]
     if not rows:
         return ""
     width = max(len(row) for row in rows)
     rows = [row + [""] * (width - len(row)) for row in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    lines = [table_row(rows[0]), table_rule(width)] + [table_row(row) for row in rows[1:]]
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 
 from weblens.errors import TooLargeError, UnsupportedContentError
+from weblens.fetch.tables import table_row
 
 __all__ = [
     "DOCUMENT_KINDS",
@@ -122,7 +123,7 @@ def _cell(value: object) -> str:
     text = "" if value is None else " ".join(str(value).split())
     if len(text) > MAX_CELL_CHARS:
         text = text[: MAX_CELL_CHARS - 1] + "…"
-    return text.replace("|", "\\|")
+    return text
 
 
 def markdown_table(rows: Iterable[Iterable[object]], max_rows: int) -> tuple[str, int]:
@@ -140,7 +141,7 @@ def markdown_table(rows: Iterable[Iterable[object]], max_rows: int) -> tuple[str
     if not shown:
         return "", 0
     width = max(len(row) for row in shown)
-    lines = ["| " + " | ".join(row + [""] * (width - len(row))) + " |" for row in shown]
+    lines = [table_row(row + [""] * (width - len(row))) for row in shown]
     lines.insert(1, "|" + " --- |" * width)
     return "\n".join(lines), left_out
 

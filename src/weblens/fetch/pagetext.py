@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from lxml import etree  # type: ignore[import-untyped]
 
+from weblens.fetch.tables import table_row, table_rule
+
 __all__ = ["main_region", "page_markdown"]
 
 _BLOCKS = frozenset(
@@ -78,9 +80,9 @@ class _Table:
 
     def end_row(self, writer: _Writer) -> None:
         if self.cells:
-            writer.lines.append(("row", "| " + " | ".join(cell.replace("|", "\\|") for cell in self.cells) + " |"))
+            writer.lines.append(("row", table_row(self.cells)))
             if self.rows == 0:
-                writer.lines.append(("row", "|" + "---|" * len(self.cells)))
+                writer.lines.append(("row", table_rule(len(self.cells))))
             self.rows += 1
         self.cells = []
 

@@ -9,12 +9,23 @@ as the header, as GitHub does for a pasted table.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-__all__ = ["add_table_headers"]
+__all__ = ["add_table_headers", "table_row", "table_rule"]
 
 # A table row as trafilatura writes it: starts with `|`; a separator row holds only pipes, dashes, colons, spaces.
 _SEPARATOR = re.compile(r"\|(?:\s*:?-+:?\s*\|)+\s*")
 _PIPE = re.compile(r"(?<!\\)\|")
+
+
+def table_row(cells: Sequence[str]) -> str:
+    """One markdown table row; a `|` inside a cell is escaped so it stays in its cell."""
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def table_rule(width: int) -> str:
+    """The line under a header row of `width` cells."""
+    return "|" + "---|" * width
 
 
 def _cells(row: str) -> int:
@@ -41,5 +52,5 @@ def add_table_headers(text: str) -> str:
         first = index == 0 or not lines[index - 1].startswith("|")
         following = lines[index + 1] if index + 1 < len(lines) else ""
         if first and not _SEPARATOR.fullmatch(following):
-            out.append("|" + "---|" * _cells(line))
+            out.append(table_rule(_cells(line)))
     return "\n".join(out)
