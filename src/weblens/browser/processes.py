@@ -72,34 +72,12 @@ def kill(pids: list[int]) -> None:
             continue
 
 
-def _autogroup(pid: int | str) -> str | None:
-    """The scheduler autogroup `pid` runs in ("/autogroup-12"), None where the kernel has none."""
-    try:
-        return (_PROC / str(pid) / "autogroup").read_text().split()[0]
-    except (OSError, IndexError):
-        return None
-
-
 def lower_priority(pids: list[int], niceness: int) -> None:
     """Run `pids` at `niceness`: a page spinning in a loop then takes CPU only when the server
-    (weblens' own event loop, at normal priority) does not need it.
-
-    Playwright starts the browser in a session of its own, and with the kernel's autogroups
-    (on by default) the CPU is shared fairly between sessions whatever each process's niceness;
-    Chromium also sets its renderers' niceness back to 0 where it may (as root). So the browser's
-    autogroup is lowered too, never the one weblens itself runs in."""
-    own = _autogroup("self")
-    lowered: set[str] = set()
+    (weblens' own event loop, at normal priority) does not need it. Renderers forked later by
+    the browser's zygote inherit it."""
     for pid in pids:
         try:
             os.setpriority(os.PRIO_PROCESS, pid, max(os.getpriority(os.PRIO_PROCESS, pid), niceness))
         except (ProcessLookupError, PermissionError):
-            continue
-        group = _autogroup(pid)
-        if group is None or group == own or group in lowered:
-            continue
-        try:
-            (_PROC / str(pid) / "autogroup").write_text(str(niceness))
-            lowered.add(group)
-        except OSError:
             continue
