@@ -22,6 +22,7 @@ trafilatura escapes every underscore and marks links as `<u>`; both are undone.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter
 
@@ -36,6 +37,7 @@ from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import main_region, page_markdown
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
+from weblens.fetch.sections import SECTIONS_SHARE, drop_named_boxes, merge_sections
 from weblens.fetch.tables import add_table_headers
 
 __all__ = [
@@ -321,8 +323,22 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         content, method = without_repeated_quotes(thread), "thread"
     # the visible text bounds the page text: skip building it when it cannot win
     share = _UNDECLARED_SHARE if declared == "other" and method != "thread" else _RECALL_FLOOR
+    # a page of sections (sections.py) is merged from a copy: the page text below strips `tree`
+    sections = copy.deepcopy(tree) if method == "trafilatura" and _sectioned(declared, content, shown) else None
     if _words(content) < share * _words(shown):
         page, words = _page_text(tree)
         if _words(content) < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
+    if sections is not None:
+        drop_named_boxes(sections)
+        page, words = _page_text(sections)
+        merged = merge_sections(page, content) if _words(content) < SECTIONS_SHARE * words else None
+        if merged is not None:
+            return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
     return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)
+
+
+def _sectioned(declared: str, content: str, shown: str) -> bool:
+    """Whether the main-content pass may have kept one section of a page of sections (sections.py); the words
+    shown bound the page text's, so most pages are ruled out before the page text is built."""
+    return declared == "other" and _words(content) < SECTIONS_SHARE * _words(shown)
