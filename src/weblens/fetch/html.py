@@ -22,7 +22,6 @@ trafilatura escapes every underscore and marks links as `<u>`; both are undone.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter
 
@@ -37,7 +36,7 @@ from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import main_region, page_markdown
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
-from weblens.fetch.sections import SECTIONS_SHARE, drop_named_boxes, merge_sections
+from weblens.fetch.sections import SECTIONS_SHARE, merge_sections, named_box_words
 from weblens.fetch.tables import add_table_headers
 
 __all__ = [
@@ -323,16 +322,15 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         content, method = without_repeated_quotes(thread), "thread"
     # the visible text bounds the page text: skip building it when it cannot win
     share = _UNDECLARED_SHARE if declared == "other" and method != "thread" else _RECALL_FLOOR
-    # a page of sections (sections.py) is merged from a copy: the page text below strips `tree`
-    sections = copy.deepcopy(tree) if method == "trafilatura" and _sectioned(declared, content, shown) else None
-    if _words(content) < share * _words(shown):
+    # a page of sections (sections.py) may keep more of the page text than the main-content pass
+    sections = method == "trafilatura" and _sectioned(declared, content, shown)
+    if sections or _words(content) < share * _words(shown):
         page, words = _page_text(tree)
         if _words(content) < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
-    if sections is not None:
-        drop_named_boxes(sections)
-        page, words = _page_text(sections)
-        merged = merge_sections(page, content) if _words(content) < SECTIONS_SHARE * words else None
+        merged = merge_sections(page, content) if sections and _words(content) < SECTIONS_SHARE * words else None
+        if merged is not None:  # looked for only now: few pages get this far
+            merged = merge_sections(page, content, named_box_words(tree))
         if merged is not None:
             return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
     return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)

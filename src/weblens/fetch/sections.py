@@ -7,8 +7,8 @@ of them. On such a page (it declares no article, product or thread, and the pass
 with what the pass kept: every block the pass kept, every heading, and every block of prose
 of at least `_PROSE_WORDS` words is read, once; short lines and list items the pass left out
 (buttons, menus, tickers of other pages) stay out. The merge stands only when it adds at least
-`_GAIN` to what the pass kept. Before the walk, boxes that a site names as a cookie notice, a
-pop-up, a newsletter sign-up or a consent form are dropped: they hold sentences too.
+`_GAIN` to what the pass kept. Blocks of boxes that a site names as a cookie notice, a pop-up,
+a newsletter sign-up or a consent form are left out: they hold sentences too.
 
 Measured on both corpora and both folds (bench/extraction.py): service pages +0.02 F1,
 products +0.01, collections +0.02, no page type or fold lower, 2019 articles unchanged.
@@ -20,7 +20,7 @@ import re
 
 from lxml import etree  # type: ignore[import-untyped]
 
-__all__ = ["SECTIONS_SHARE", "drop_named_boxes", "merge_sections"]
+__all__ = ["SECTIONS_SHARE", "merge_sections", "named_box_words"]
 
 # The main-content pass keeping under this share of the words a page shows (on a page that declares no
 # article, product or thread) makes the page a candidate for the merge. Any share from 0.6 to 0.8 gives the
@@ -32,20 +32,16 @@ _PROSE_WORDS = 10
 # (0.15 to 0.35 give the same figures; at 0 thin merges cost forums and service pages).
 _GAIN = 0.3
 _WORD = re.compile(r"\w+")
-_NAMES = ("cookie", "consent", "gdpr", "modal", "popup", "newsletter", "subscribe")
-_LOWER = "translate({}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
-_NAMED = etree.XPath(
-    "//*[not(self::html or self::body or self::main or self::article)]["
-    + " or ".join(f"contains({_LOWER.format(attr)}, '{name}')" for name in _NAMES for attr in ("@class", "@id"))
-    + "]"
-)
+_NAMED = re.compile("cookie|consent|gdpr|modal|popup|newsletter|subscribe", re.IGNORECASE)
+_NAMED_ATTRIBUTES = etree.XPath("//@class|//@id")
+_NOT_BOXES = frozenset({"html", "body", "main", "article"})
 
 
-def drop_named_boxes(tree: etree._Element) -> None:
-    """Remove the boxes a site names as a cookie notice, pop-up, consent form or newsletter sign-up."""
-    for box in _NAMED(tree):
-        if box.getparent() is not None:
-            box.drop_tree()
+def named_box_words(tree: etree._Element) -> str:
+    """The words of the boxes a site names as a cookie notice, pop-up, consent form or newsletter sign-up."""
+    boxes = {value.getparent() for value in _NAMED_ATTRIBUTES(tree) if _NAMED.search(value)}
+    outer = [box for box in boxes if box.tag not in _NOT_BOXES and not any(up in boxes for up in box.iterancestors())]
+    return " ".join(_words(box.text_content()) for box in outer)
 
 
 def _words(text: str) -> str:
@@ -56,10 +52,12 @@ def _count(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def merge_sections(page: str, kept: str) -> str | None:
+def merge_sections(page: str, kept: str, boxes: str = "") -> str | None:
     """`page` (the page text as markdown, blocks split by blank lines) cut to what `kept` (the pass's output)
-    holds, its headings and its prose; None when that adds too little to `kept` to be worth it."""
+    holds, its headings and its prose, leaving out what `boxes` (`named_box_words`) holds; None when that adds
+    too little to `kept` to be worth it."""
     known = f" {_words(kept)} "
+    boxed = f" {boxes} "
     seen: set[str] = set()
     out: list[str] = []
     for block in page.split("\n\n"):
@@ -75,7 +73,7 @@ def merge_sections(page: str, kept: str) -> str | None:
         if long and key in seen:
             continue  # a block shown twice (a mobile and a desktop copy) is read once
         seen.add(key)
-        if block.startswith("#") or long or f" {key} " in known:
+        if f" {key} " in known or ((block.startswith("#") or long) and f" {key} " not in boxed):
             out.append(block)
     merged = "\n\n".join(out)
     return merged if _count(merged) >= (1 + _GAIN) * _count(kept) else None
