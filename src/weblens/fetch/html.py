@@ -36,7 +36,7 @@ from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import main_region, page_markdown
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
-from weblens.fetch.sections import SECTIONS_SHARE, merge_sections, named_box_words
+from weblens.fetch.sections import MAX_KEPT_WORDS, SECTIONS_SHARE, merge_sections, named_box_words
 from weblens.fetch.tables import add_table_headers
 
 __all__ = [
@@ -328,15 +328,15 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         page, words = _page_text(tree)
         if _words(content) < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
-        merged = merge_sections(page, content) if sections and _words(content) < SECTIONS_SHARE * words else None
-        if merged is not None:  # looked for only now: few pages get this far
-            merged = merge_sections(page, content, named_box_words(tree))
-        if merged is not None:
-            return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
+        if sections and _words(content) < SECTIONS_SHARE * words:
+            merged = merge_sections(page, content, lambda: named_box_words(tree))
+            if merged is not None:
+                return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
     return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)
 
 
 def _sectioned(declared: str, content: str, shown: str) -> bool:
     """Whether the main-content pass may have kept one section of a page of sections (sections.py); the words
     shown bound the page text's, so most pages are ruled out before the page text is built."""
-    return declared == "other" and _words(content) < SECTIONS_SHARE * _words(shown)
+    kept = _words(content)
+    return declared == "other" and kept <= MAX_KEPT_WORDS and kept < SECTIONS_SHARE * _words(shown)

@@ -17,10 +17,11 @@ products +0.01, collections +0.02, no page type or fold lower, 2019 articles unc
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lxml import etree  # type: ignore[import-untyped]
 
-__all__ = ["SECTIONS_SHARE", "merge_sections", "named_box_words"]
+__all__ = ["MAX_KEPT_WORDS", "SECTIONS_SHARE", "merge_sections", "named_box_words"]
 
 # The main-content pass keeping under this share of the words a page shows (on a page that declares no
 # article, product or thread) makes the page a candidate for the merge. Any share from 0.6 to 0.8 gives the
@@ -28,6 +29,8 @@ __all__ = ["SECTIONS_SHARE", "merge_sections", "named_box_words"]
 SECTIONS_SHARE = 0.7
 # A block of this many words is prose worth keeping; shorter ones the pass left out are buttons and labels.
 _PROSE_WORDS = 10
+# Past this many words the pass kept more than one section: the merge is not tried (and its cost not paid).
+MAX_KEPT_WORDS = 3000
 # The merge must add this share to the pass's words: a few stray lines are not a missed section
 # (0.15 to 0.35 give the same figures; at 0 thin merges cost forums and service pages).
 _GAIN = 0.3
@@ -52,14 +55,13 @@ def _count(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def merge_sections(page: str, kept: str, boxes: str = "") -> str | None:
+def merge_sections(page: str, kept: str, boxes: Callable[[], str]) -> str | None:
     """`page` (the page text as markdown, blocks split by blank lines) cut to what `kept` (the pass's output)
-    holds, its headings and its prose, leaving out what `boxes` (`named_box_words`) holds; None when that adds
-    too little to `kept` to be worth it."""
+    holds, its headings and its prose, leaving out the words `boxes()` returns (`named_box_words`: looked for
+    only when the merge would stand without it); None when that adds too little to `kept` to be worth it."""
     known = f" {_words(kept)} "
-    boxed = f" {boxes} "
     seen: set[str] = set()
-    out: list[str] = []
+    out: list[tuple[str, str]] = []  # each block, and its words when the pass may have left it out
     for block in page.split("\n\n"):
         key = _words(block)
         if not key:
@@ -67,13 +69,20 @@ def merge_sections(page: str, kept: str, boxes: str = "") -> str | None:
         if block.startswith("- "):  # a list: the items the pass kept
             items = [line for line in block.split("\n") if f" {_words(line)} " in known]
             if items:
-                out.append("\n".join(items))
+                out.append(("\n".join(items), ""))
             continue
         long = len(key.split()) >= _PROSE_WORDS
         if long and key in seen:
             continue  # a block shown twice (a mobile and a desktop copy) is read once
         seen.add(key)
-        if f" {key} " in known or ((block.startswith("#") or long) and f" {key} " not in boxed):
-            out.append(block)
-    merged = "\n\n".join(out)
-    return merged if _count(merged) >= (1 + _GAIN) * _count(kept) else None
+        if long or block.startswith("#"):
+            out.append((block, key))  # kept either way, unless a named box holds it (checked below)
+        elif f" {key} " in known:
+            out.append((block, ""))
+    least = (1 + _GAIN) * _count(kept)
+    if _count("\n".join(block for block, _ in out)) < least:
+        return None
+    boxed = f" {boxes()} "
+    out = [(block, key) for block, key in out if not key or f" {key} " not in boxed or f" {key} " in known]
+    merged = "\n\n".join(block for block, _ in out)
+    return merged if _count(merged) >= least else None
