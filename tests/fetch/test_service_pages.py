@@ -1,4 +1,4 @@
-"""A service page is a run of sections; the reader gets all of them, not the one an article extractor picks."""
+"""Pages that are not articles (a service page, documentation): the reader gets what an article extractor drops."""
 
 from __future__ import annotations
 
@@ -70,3 +70,66 @@ def test_a_page_that_declares_an_article_keeps_the_main_content_pass() -> None:
     assert found.extractor == "trafilatura"
     assert "We started rigging boats" in found.content
     assert "### Standing rigging" not in found.content and _FAQ[0][1] not in found.content
+
+
+_EXAMPLES = (
+    ("html", "&lt;div class='box'&gt;\n  &lt;p&gt;One&lt;/p&gt;\n&lt;/div&gt;"),
+    ("css", ".box {\n  display: flex;\n}"),
+)
+_ENDPOINTS = (
+    ("POST", "beacons"), ("GET", "beacons/{id}"), ("DELETE", "beacons/{id}"), ("GET", "beacons/{id}/light"),
+    ("PUT", "beacons/{id}/light"), ("GET", "harbours"), ("POST", "harbours/{id}/keepers"),
+)  # fmt: skip
+
+
+def _docs_page(head: str = "") -> bytes:
+    examples = "".join(
+        f"<div class='example'><div class='example-header'><span>{lang}</span><button>Copy</button></div>"
+        f"<pre>{code}</pre></div>"
+        for lang, code in _EXAMPLES
+    )
+    endpoints = "".join(
+        f"<li><a href='/api/{i}'><span class='method'>{method}</span> <span>/v1/{path}</span></a></li>"
+        for i, (method, path) in enumerate(_ENDPOINTS)
+    )
+    objectives = "".join(
+        f"<li>{goal}</li>"
+        for goal in ("Lay out items in one dimension.", "Wrap items onto new rows.", "Size and order flex items.",
+                     "Align items along the cross axis.", "Justify content along the main axis.")
+    )  # fmt: skip
+    return (
+        f"<html><head><title>Flexbox - beacon docs</title>{head}</head><body>"
+        "<nav><a href='/'>beacon</a> <a href='/api'>API reference</a></nav>"
+        "<main><h1>Flexbox</h1>"
+        "<table class='learn-box'><tr><th>Prerequisites:</th><td>HTML basics, CSS selectors</td></tr>"
+        f"<tr><th>Objective:</th><td><ul>{objectives}</ul></td></tr></table>"
+        "<h2>Why flexbox?</h2>"
+        "<p>For a long time the only reliable tools for laying out a page were floats and positioning; they work, "
+        "but they make some simple layouts hard, such as centring a box vertically inside its parent.</p>"
+        "<h2>A simple example</h2><p>Give the parent element a display of flex and its children line up in a row, "
+        f"each as tall as the tallest of them, with no float or clearing needed at all.</p>{examples}"
+        "<h2>Endpoints</h2>"
+        "<p>The beacon service exposes the same layout engine over HTTP for servers that render pages ahead of time; "
+        f"each endpoint takes and returns JSON.</p><ul class='endpoints'>{endpoints}</ul>"
+        "</main><footer>Built with Sphinx</footer></body></html>"
+    ).encode()
+
+
+def test_a_documentation_page_keeps_the_short_items_an_article_extractor_drops() -> None:
+    # trafilatura drops the objectives (a list in a table cell) and the endpoints (a list of links)
+    found = extract(_docs_page(), "text/html")
+
+    content = found.content
+    assert found.extractor == "page-text"
+    assert "Objective:\n\n- Lay out items in one dimension.\n- Wrap items onto new rows.\n" in content
+    assert "- POST /v1/beacons\n- GET /v1/beacons/{id}\n" in content and "- POST /v1/harbours/{id}/keepers" in content
+    assert "html\n\n```\n<div class='box'>\n  <p>One</p>\n</div>\n```" in content  # code stays fenced
+    assert "## Why flexbox?" in content and "API reference" not in content and "Built with" not in content
+
+
+def test_a_documentation_page_that_declares_an_article_keeps_the_main_content_pass() -> None:
+    article = "<script type='application/ld+json'>{\"@type\": \"TechArticle\", \"headline\": \"Flexbox\"}</script>"
+    found = extract(_docs_page(article), "text/html")
+
+    assert found.extractor == "trafilatura"
+    assert "## Why flexbox?" in found.content and "/v1/harbours" not in found.content

@@ -61,6 +61,13 @@ _RECALL_FLOOR = 0.05
 # (bench/extraction.py): listings +0.11 F1, collections +0.07, services +0.02, articles unchanged;
 # at 0.5 a 2019 article page loses.
 _UNDECLARED_SHARE = 0.4
+# A page that declares no article or product and shows this many code blocks is documentation: trafilatura drops
+# its short headings, list items and notes, so its page text stands when the pass keeps under `_DOCS_SHARE` of
+# it. bench/extraction.py: documentation +0.006 F1 (both folds up), no other page type or fold moves; any
+# share from 0.7 to 0.95 does the same, at 1.0 an article fold loses.
+_DOCS_CODE_BLOCKS = 2
+_DOCS_SHARE = 0.9
+_CODE_BLOCKS = etree.XPath("count(//pre)")
 # trafilatura spends up to ~0.4 ms an element on some shapes (250 000 bare <p>: minutes); the
 # largest of 590 real pages measured has 11 000 elements once scripts are gone. Past this
 # many, the page's text is read in one linear pass instead.
@@ -322,6 +329,8 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         content, method = without_repeated_quotes(thread), "thread"
     # the visible text bounds the page text: skip building it when it cannot win
     share = _UNDECLARED_SHARE if declared == "other" and method != "thread" else _RECALL_FLOOR
+    if declared == "other" and method == "trafilatura" and _CODE_BLOCKS(tree) >= _DOCS_CODE_BLOCKS:
+        share = _DOCS_SHARE
     # a page of sections (sections.py) may keep more of the page text than the main-content pass
     sections = method == "trafilatura" and _sectioned(declared, content, shown)
     if sections or _words(content) < share * _words(shown):
