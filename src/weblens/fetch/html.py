@@ -16,7 +16,10 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
 - when the result still holds almost nothing of the page (a grid of links), the page's
   own text minus navigation, header, footer and asides; on a page that declares itself
   neither an article nor a product (`pagekind.py`: a listing, a collection, a service
-  page), already when the main-content pass keeps under 40 % of that text.
+  page), already when the main-content pass keeps under 40 % of that text (90 % when the
+  page shows code blocks: documentation);
+- on such a page whose main-content pass keeps under 70 % of that text, the sections the
+  pass left out, merged around what it kept (`sections.py`: a service page).
 trafilatura escapes every underscore and marks links as `<u>`; both are undone.
 """
 
