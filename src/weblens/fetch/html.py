@@ -16,7 +16,10 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
 - when the result still holds almost nothing of the page (a grid of links), the page's
   own text minus navigation, header, footer and asides; on a page that declares itself
   neither an article nor a product (`pagekind.py`: a listing, a collection, a service
-  page), already when the main-content pass keeps under 40 % of that text.
+  page), already when the main-content pass keeps under 40 % of that text (90 % when the
+  page shows code blocks: documentation);
+- on such a page whose main-content pass keeps under 70 % of that text, the sections the
+  pass left out, merged around what it kept (`sections.py`: a service page).
 trafilatura escapes every underscore and marks links as `<u>`; both are undone.
 """
 
@@ -36,6 +39,7 @@ from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import main_region, page_markdown
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
+from weblens.fetch.sections import MAX_KEPT_WORDS, SECTIONS_SHARE, merge_sections, named_box_words
 from weblens.fetch.tables import add_table_headers
 
 __all__ = [
@@ -60,6 +64,13 @@ _RECALL_FLOOR = 0.05
 # (bench/extraction.py): listings +0.11 F1, collections +0.07, services +0.02, articles unchanged;
 # at 0.5 a 2019 article page loses.
 _UNDECLARED_SHARE = 0.4
+# A page that declares no article or product and shows this many code blocks is documentation: trafilatura drops
+# its short headings, list items and notes, so its page text stands when the pass keeps under `_DOCS_SHARE` of
+# it. bench/extraction.py: documentation +0.006 F1 (both folds up), no other page type or fold moves; any
+# share from 0.7 to 0.95 does the same, at 1.0 an article fold loses.
+_DOCS_CODE_BLOCKS = 2
+_DOCS_SHARE = 0.9
+_CODE_BLOCKS = etree.XPath("count(//pre)")
 # trafilatura spends up to ~0.4 ms an element on some shapes (250 000 bare <p>: minutes); the
 # largest of 590 real pages measured has 11 000 elements once scripts are gone. Past this
 # many, the page's text is read in one linear pass instead.
@@ -321,8 +332,23 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         content, method = without_repeated_quotes(thread), "thread"
     # the visible text bounds the page text: skip building it when it cannot win
     share = _UNDECLARED_SHARE if declared == "other" and method != "thread" else _RECALL_FLOOR
-    if _words(content) < share * _words(shown):
+    if declared == "other" and method == "trafilatura" and _CODE_BLOCKS(tree) >= _DOCS_CODE_BLOCKS:
+        share = _DOCS_SHARE
+    # a page of sections (sections.py) may keep more of the page text than the main-content pass
+    sections = method == "trafilatura" and _sectioned(declared, content, shown)
+    if sections or _words(content) < share * _words(shown):
         page, words = _page_text(tree)
         if _words(content) < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
+        if sections and _words(content) < SECTIONS_SHARE * words:
+            merged = merge_sections(page, content, lambda: named_box_words(tree))
+            if merged is not None:
+                return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
     return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)
+
+
+def _sectioned(declared: str, content: str, shown: str) -> bool:
+    """Whether the main-content pass may have kept one section of a page of sections (sections.py); the words
+    shown bound the page text's, so most pages are ruled out before the page text is built."""
+    kept = _words(content)
+    return declared == "other" and kept <= MAX_KEPT_WORDS and kept < SECTIONS_SHARE * _words(shown)

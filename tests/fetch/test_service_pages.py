@@ -1,0 +1,135 @@
+"""Pages that are not articles (a service page, documentation): the reader gets what an article extractor drops."""
+
+from __future__ import annotations
+
+from weblens.fetch.extract import extract
+
+_STORY = (
+    "<p>Every job starts with a walk round the boat on her mooring or in the yard, looking at the chainplates, the "
+    "spreaders and the way the mast sits in its step, so that the quote we write covers the work she needs.</p>"
+    "<p>The loft keeps wire, rope and fittings for most production yachts in stock, and anything else comes from "
+    "makers we have bought from for twenty years, which is why most refits are done inside the week we promise.</p>"
+    "<p>We started rigging boats in a single shed on the harbour wall in 1998, with one van, two riggers and a "
+    "loft for splicing rope. Since then the yard has grown to twelve riggers who look after cruising yachts, "
+    "classic wooden boats and working vessels all along the coast, in every season and in every weather.</p>"
+)
+_SERVICES = (
+    ("Standing rigging", "Shrouds and stays measured, swaged and fitted in a day, every terminal checked under load."),
+    ("Running rigging", "Halyards and sheets spliced to length in the loft, in the rope your boat already uses."),
+    ("Mast surveys", "A climb from the deck to the masthead, with a written report and photographs of each fitting."),
+)
+_FAQ = (
+    ("How long does a re-rig take?", "Most yachts under twelve metres are re-rigged within a week of unstepping."),
+    ("Do you work on classic boats?", "Yes: galvanised wire, bronze fittings and served splices, all in our own loft."),
+)
+_NEWSLETTER = "Sign up to our newsletter for tide tables, offers on rope and news from the yard, sent once a month."
+
+
+def _page(head: str = "") -> bytes:
+    cards = "".join(
+        f"<div class='card'><h3>{name}</h3><p>{text}</p><a href='/{i}'>Read more</a></div>"
+        for i, (name, text) in enumerate(_SERVICES)
+    )
+    faq = "".join(f"<div class='faq'><h3>{q}</h3><div class='answer'><p>{a}</p></div></div>" for q, a in _FAQ)
+    return (
+        "<html><head><title>Yacht rigging services</title><meta property='og:type' content='website'>"
+        f"{head}</head><body>"
+        "<header><nav><a href='/'>Home</a> <a href='/services'>Services</a> <a href='/contact'>Contact</a></nav>"
+        "</header>"
+        "<main><section class='hero'><h1>Yacht rigging services</h1>"
+        "<p>Rigging for cruising and racing yachts, from a single halyard to a full re-rig.</p>"
+        "<a href='/quote'>Get a quote</a></section>"
+        f"<section class='services'><h2>What we do</h2>{cards}</section>"
+        f"<section class='story'><h2>Our story</h2>{_STORY}</section>"
+        f"<div class='newsletter-signup'><p>{_NEWSLETTER}</p><button>Sign up</button></div>"
+        f"<section class='faq-list'><h2>Questions</h2>{faq}</section>"
+        "</main><footer><p>Harbour Rigging Ltd, 4 Quay Street</p></footer></body></html>"
+    ).encode()
+
+
+def test_a_service_page_keeps_every_section_in_page_order() -> None:
+    # trafilatura keeps only "Our story" (its longest block): the services and the questions are the page too
+    found = extract(_page(), "text/html")
+
+    content = found.content
+    assert found.extractor == "sections"
+    order = ["# Yacht rigging services", "## What we do", "### Standing rigging", _SERVICES[2][1], "## Our story",
+             "We started rigging boats", "## Questions", "### Do you work on classic boats?", _FAQ[1][1]]  # fmt: skip
+    positions = [content.index(text) for text in order]
+    assert positions == sorted(positions)
+    assert content.count("We started rigging boats") == 1
+    # buttons and links between the sections, a newsletter box and the site's navigation stay out
+    for left_out in ("Read more", "Get a quote", "newsletter", "Sign up", "Home", "Contact", "Quay Street"):
+        assert left_out not in content
+
+
+def test_a_page_that_declares_an_article_keeps_the_main_content_pass() -> None:
+    article = "<script type='application/ld+json'>{\"@type\": \"Article\", \"headline\": \"Rigging\"}</script>"
+    found = extract(_page(article), "text/html")
+
+    assert found.extractor == "trafilatura"
+    assert "We started rigging boats" in found.content
+    assert "### Standing rigging" not in found.content and _FAQ[0][1] not in found.content
+
+
+_EXAMPLES = (
+    ("html", "&lt;div class='box'&gt;\n  &lt;p&gt;One&lt;/p&gt;\n&lt;/div&gt;"),
+    ("css", ".box {\n  display: flex;\n}"),
+)
+_ENDPOINTS = (
+    ("POST", "beacons"), ("GET", "beacons/{id}"), ("DELETE", "beacons/{id}"), ("GET", "beacons/{id}/light"),
+    ("PUT", "beacons/{id}/light"), ("GET", "harbours"), ("POST", "harbours/{id}/keepers"),
+)  # fmt: skip
+
+
+def _docs_page(head: str = "") -> bytes:
+    examples = "".join(
+        f"<div class='example'><div class='example-header'><span>{lang}</span><button>Copy</button></div>"
+        f"<pre>{code}</pre></div>"
+        for lang, code in _EXAMPLES
+    )
+    endpoints = "".join(
+        f"<li><a href='/api/{i}'><span class='method'>{method}</span> <span>/v1/{path}</span></a></li>"
+        for i, (method, path) in enumerate(_ENDPOINTS)
+    )
+    objectives = "".join(
+        f"<li>{goal}</li>"
+        for goal in ("Lay out items in one dimension.", "Wrap items onto new rows.", "Size and order flex items.",
+                     "Align items along the cross axis.", "Justify content along the main axis.")
+    )  # fmt: skip
+    return (
+        f"<html><head><title>Flexbox - beacon docs</title>{head}</head><body>"
+        "<nav><a href='/'>beacon</a> <a href='/api'>API reference</a></nav>"
+        "<main><h1>Flexbox</h1>"
+        "<table class='learn-box'><tr><th>Prerequisites:</th><td>HTML basics, CSS selectors</td></tr>"
+        f"<tr><th>Objective:</th><td><ul>{objectives}</ul></td></tr></table>"
+        "<h2>Why flexbox?</h2>"
+        "<p>For a long time the only reliable tools for laying out a page were floats and positioning; they work, "
+        "but they make some simple layouts hard, such as centring a box vertically inside its parent.</p>"
+        "<h2>A simple example</h2><p>Give the parent element a display of flex and its children line up in a row, "
+        f"each as tall as the tallest of them, with no float or clearing needed at all.</p>{examples}"
+        "<h2>Endpoints</h2>"
+        "<p>The beacon service exposes the same layout engine over HTTP for servers that render pages ahead of time; "
+        f"each endpoint takes and returns JSON.</p><ul class='endpoints'>{endpoints}</ul>"
+        "</main><footer>Built with Sphinx</footer></body></html>"
+    ).encode()
+
+
+def test_a_documentation_page_keeps_the_short_items_an_article_extractor_drops() -> None:
+    # trafilatura drops the objectives (a list in a table cell) and the endpoints (a list of links)
+    found = extract(_docs_page(), "text/html")
+
+    content = found.content
+    assert found.extractor == "page-text"
+    assert "Objective:\n\n- Lay out items in one dimension.\n- Wrap items onto new rows.\n" in content
+    assert "- POST /v1/beacons\n- GET /v1/beacons/{id}\n" in content and "- POST /v1/harbours/{id}/keepers" in content
+    assert "html\n\n```\n<div class='box'>\n  <p>One</p>\n</div>\n```" in content  # code stays fenced
+    assert "## Why flexbox?" in content and "API reference" not in content and "Built with" not in content
+
+
+def test_a_documentation_page_that_declares_an_article_keeps_the_main_content_pass() -> None:
+    article = "<script type='application/ld+json'>{\"@type\": \"TechArticle\", \"headline\": \"Flexbox\"}</script>"
+    found = extract(_docs_page(article), "text/html")
+
+    assert found.extractor == "trafilatura"
+    assert "## Why flexbox?" in found.content and "/v1/harbours" not in found.content
