@@ -258,9 +258,11 @@ def test_weblens_crawl_job_id_follows_a_job_that_runs_already(
         unknown = CliRunner().invoke(app, ["crawl", "--job-id", "nope", "--server", server.url()], env=env)
         both = CliRunner().invoke(app, ["crawl", site.url("/"), "--job-id", job_id], env=env)
         neither = CliRunner().invoke(app, ["crawl"], env=env)
+        options = CliRunner().invoke(app, ["crawl", "--job-id", job_id, "--max-pages", "5", "-q", "x"], env=env)
     assert result.exit_code == 0, result.output
     index = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
     assert sorted(e["url"] for e in index) == sorted(site.url(f"/docs/page-{i}") for i in range(40))
     assert len(list(out.glob("*.md"))) == 40
     assert unknown.exit_code == 1 and "no crawl job" in unknown.output
     assert both.exit_code == 2 and neither.exit_code == 2 and "--job-id" in neither.output
+    assert options.exit_code == 2 and "leave out --query, --max-pages" in options.output, options.output

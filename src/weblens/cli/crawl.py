@@ -93,6 +93,14 @@ def crawl_command(
     if (url is None) == (job_id is None):
         fail("give the site's URL, or --job-id ID to follow a crawl job (not both)", "validation_error",
              USAGE_EXIT_CODE)  # fmt: skip
+    given = [name for name, value, default in (
+        ("--query", query, None), ("--max-pages", max_pages, 10), ("--max-depth", max_depth, 2),
+        ("--include", include, None), ("--exclude", exclude, None), ("--max-tokens", max_tokens, None),
+        ("--time-budget", time_budget, 120.0), ("--job", job, False),
+    ) if value != default]  # fmt: skip
+    if job_id is not None and given:
+        fail(f"--job-id follows a job whose options were set when it started: leave out {', '.join(given)}",
+             "validation_error", USAGE_EXIT_CODE)  # fmt: skip
     if not job and max_pages > MAX_CRAWL_PAGES:
         fail(f"--max-pages must be at most {MAX_CRAWL_PAGES}; a bigger crawl is a job: add --job", "validation_error",
              USAGE_EXIT_CODE)  # fmt: skip
