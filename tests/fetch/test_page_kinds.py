@@ -18,10 +18,10 @@ async def test_a_forum_thread_keeps_each_post_under_its_author(pages: PageServer
     content = page.content
     assert content.startswith("# Lantern wick keeps smoking after trimming\n")
     lines = [
-        "**ada_keeper** · 2026-01-03T19:02:00Z",  # the opening post, described only by the page's JSON-LD
-        "**old_tom** · 2026-01-03T20:15:00Z",
-        "**grace_h** · 2026-01-04T08:40:00Z",
-        "**ada_keeper** · 2026-01-05T10:05:00Z",
+        "**ada_keeper** · 2026-01-03",  # the opening post, described only by the page's JSON-LD
+        "**old_tom** · 2026-01-03",
+        "**grace_h** · 2026-01-04",
+        "**ada_keeper** · 2026-01-05",
     ]
     positions = [content.index(line) for line in lines]
     assert positions == sorted(positions)

@@ -13,6 +13,7 @@ repeats text the reader has just read; a short quote, which says what the reply 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -35,6 +36,10 @@ _MAX_LD_DEPTH = 8
 # bench/extraction.py, forum pages: F1 0.699 -> 0.705 (fold 0 +0.003, fold 1 +0.009), no other type changes.
 _LONG_QUOTE_WORDS = 25
 _REPEATED_SHARE = 0.8
+# A machine timestamp (ISO 8601 date and time, as in `datetime` / `content` attributes) is shown as its
+# day: the reader needs when a post was written, the seconds and zone offset are noise between posts.
+# bench/extraction.py, forum pages: fold 0 0.717 -> 0.722, fold 1 0.688 -> 0.694, no other type changes.
+_TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\d)[T ]\d\d:\d\d\S*")
 # Every element that starts a schema.org item, in document order (an XPath: no Python loop over the page).
 _ITEMS = etree.XPath("descendant-or-self::*[@itemscope]")
 
@@ -87,6 +92,9 @@ def _value(element: etree._Element) -> str:
 
 
 def _author_line(author: str, date: str) -> str:
+    day = _TIMESTAMP.fullmatch(date)
+    if day:
+        date = day.group(1)
     return f"**{author}**{' · ' + date if date else ''}" if author else ""
 
 
