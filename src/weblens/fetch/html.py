@@ -39,7 +39,14 @@ from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import main_region, page_markdown
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
-from weblens.fetch.sections import MAX_KEPT_WORDS, SECTIONS_SHARE, merge_sections, named_box_words
+from weblens.fetch.sections import (
+    MAX_KEPT_WORDS,
+    PRODUCT_SHARE,
+    SECTIONS_SHARE,
+    holds_kept,
+    merge_sections,
+    named_box_words,
+)
 from weblens.fetch.tables import add_table_headers
 
 __all__ = [
@@ -77,6 +84,9 @@ _CODE_BLOCKS = etree.XPath("count(//pre)")
 _MAX_ELEMENTS = 30_000
 # A thread's posts must hold this share of the main content's words to stand for the page.
 _THREAD_SHARE = 0.6
+# The pages whose left-out sections are merged (sections.py), by what they declare: the share of the page
+# text's words under which the main-content pass's output is a candidate for the merge.
+_MERGE_SHARES = {"other": SECTIONS_SHARE, "product": PRODUCT_SHARE}
 _TITLE_KEYS = ("og:title", "twitter:title")
 _BYLINE_KEYS = ("author", "article:author", "byl", "dc.creator", "parsely-author", "sailthru.author")
 _DATE_KEYS = (
@@ -351,7 +361,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         page, words = _page_text(tree)
         if _words(content) < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
-        if sections and _words(content) < SECTIONS_SHARE * words:
+        if sections and _words(content) < _MERGE_SHARES[declared] * words and _merge_holds(declared, page, content):
             merged = merge_sections(page, content, lambda: named_box_words(tree))
             if merged is not None:
                 return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
@@ -362,4 +372,10 @@ def _sectioned(declared: str, content: str, shown: str) -> bool:
     """Whether the main-content pass may have kept one section of a page of sections (sections.py); the words
     shown bound the page text's, so most pages are ruled out before the page text is built."""
     kept = _words(content)
-    return declared == "other" and kept <= MAX_KEPT_WORDS and kept < SECTIONS_SHARE * _words(shown)
+    share = _MERGE_SHARES.get(declared)
+    return share is not None and kept <= MAX_KEPT_WORDS and kept < share * _words(shown)
+
+
+def _merge_holds(declared: str, page: str, content: str) -> bool:
+    """On a product page, whether the page text is the region the main-content pass read (sections.py)."""
+    return declared != "product" or holds_kept(page, content)
