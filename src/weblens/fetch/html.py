@@ -18,8 +18,9 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
   neither an article nor a product (`pagekind.py`: a listing, a collection, a service
   page), already when the main-content pass keeps under 40 % of that text (90 % when the
   page shows code blocks: documentation);
-- on such a page whose main-content pass keeps under 70 % of that text, the sections the
-  pass left out, merged around what it kept (`sections.py`: a service page).
+- on such a page whose main-content pass keeps under 70 % of that text (on a declared
+  product, under a third, when the page text holds what the pass kept), the sections the
+  pass left out, merged around what it kept (`sections.py`: a service or shop page).
 trafilatura escapes every underscore and marks links as `<u>`; both are undone.
 """
 
