@@ -21,7 +21,8 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
 - on such a page whose main-content pass keeps under 70 % of that text (on a declared
   product, under a third, when the page text holds what the pass kept), the sections the
   pass left out, merged around what it kept (`sections.py`: a service or shop page).
-trafilatura escapes every underscore and marks links as `<u>`; both are undone.
+trafilatura escapes every underscore and writes links, superscripts and
+subscripts as inline HTML (`<u>`, `<sup>`, `<sub>`); both are undone.
 """
 
 from __future__ import annotations
@@ -93,8 +94,10 @@ _BYLINE_KEYS = ("author", "article:author", "byl", "dc.creator", "parsely-author
 _DATE_KEYS = (
     "article:published_time", "datepublished", "date", "dc.date", "pubdate", "publish-date", "og:updated_time",
 )  # fmt: skip
-# A linear pattern on trafilatura's own output (no repetition at all).
-_UNDERLINE = re.compile(r"(?<!\\)</?u>")  # not `\<u>`: that is the page's own text, escaped
+# trafilatura writes underlined, superscript and subscript words as inline HTML; they are read as the page
+# shows them (`H2O`, `95th`, a footnote's `[1]` after its word), as the page-text path reads them. Not `\<u>`
+# (the page's own text, escaped) nor inside a code span (group 1, kept). Linear: no nested repetition.
+_INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>")
 _INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "head")
 _INVISIBLE_TAGS = frozenset(_INVISIBLE)
 # Where the shown text lives: the body, or the whole document when it has none.
@@ -243,10 +246,14 @@ def _page_text(tree: lxml_html.HtmlElement) -> tuple[str, int]:
 
 def _clean_markdown(text: str) -> str:
     # trafilatura escapes every `_` (a word character: `snake\_case` is two words); other escapes are left.
-    # It writes underlined words as <u>...</u>; inside a fenced block such tags are the page's own code.
+    # Inside a fenced block, tags are the page's own code.
     parts = text.replace("\\_", "_").split("```")
-    parts[::2] = [_UNDERLINE.sub("", part) for part in parts[::2]]
+    parts[::2] = [_INLINE_TAGS.sub(_code_span, part) for part in parts[::2]]
     return "```".join(parts).strip()
+
+
+def _code_span(found: re.Match[str]) -> str:
+    return found.group(1) or ""
 
 
 def _fence_one_line_code(tree: lxml_html.HtmlElement) -> None:
