@@ -34,6 +34,24 @@ def test_markdown_has_no_escaped_underscores_or_underline_tags() -> None:
     assert "Director_Oh" in found.content and "\\_" not in found.content and "<u>" not in found.content
 
 
+def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:
+    words = "The lab logs every sample it draws from the harbour, and the log is read aloud each morning. " * 3
+    page = (
+        f"<html><body><article><h1>Sampling</h1><p>{words}</p>"
+        "<p>Each litre of H<sub>2</sub>O drawn past the 95<sup>th</sup> buoy is weighed twice, as the port rules "
+        "require<sup>[1]</sup>, and the area is 40 m<sup>2</sup> in all, measured by the crew every spring.</p>"
+        "<p>Write <code>x&lt;sup&gt;2&lt;/sup&gt;</code> in the log when a figure is squared, never a caret.</p>"
+        "<pre><code>area = 40 &lt;sup&gt;m2&lt;/sup&gt;\nlog(area)</code></pre>"
+        f"<p>{words}</p></article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+    assert "Each litre of H2O drawn past the 95th buoy" in content
+    assert "as the port rules require\\[1\\], and the area is 40 m2 in all" in content
+    assert "`x<sup>2</sup>`" in content  # the page's own code, in a code span
+    assert "area = 40 <sup>m2</sup>\nlog(area)" in content  # and in a code block
+    assert content.count("<sup>") == 2 and "<sub>" not in content
+
+
 def test_unknown_types_are_sniffed() -> None:
     assert extract(make_pdf(["sniffed"]), "application/octet-stream").extractor == "pypdf"
     assert extract(b'{"a": 1}', "").extractor == "json"
