@@ -39,12 +39,13 @@ from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_attributes, flatten_markup
 from weblens.fetch.pagekind import page_kind
-from weblens.fetch.pagetext import main_region, page_markdown
+from weblens.fetch.pagetext import Line, lines_markdown, main_region, page_lines
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
 from weblens.fetch.sections import (
     MAX_KEPT_WORDS,
     PRODUCT_SHARE,
     SECTIONS_SHARE,
+    fill_gaps,
     holds_kept,
     merge_sections,
     named_box_words,
@@ -234,14 +235,14 @@ def visible_text_length(html: str) -> int:
     return 0 if tree is None else len(visible_text(tree))
 
 
-def _page_text(tree: lxml_html.HtmlElement) -> tuple[str, int]:
+def _page_text(tree: lxml_html.HtmlElement) -> tuple[list[Line], int]:
     """Everything the page shows but its navigation, header, footer, asides and form controls (only its main
-    region when it marks one), as markdown (headings, lists, tables and code kept), and the count of words
-    of the whole; strips `tree`."""
+    region when it marks one), as markdown lines (headings, lists, tables and code kept), and the count of
+    words of the whole; strips `tree`."""
     etree.strip_elements(tree, *_INVISIBLE, *_NOT_PAGE_TEXT, with_tail=False)
     body = next(tree.iter("body"), None)
     region, words = main_region(body if body is not None else tree)
-    return page_markdown(region)[0], words
+    return page_lines(region)[0], words
 
 
 def _clean_markdown(text: str) -> str:
@@ -351,7 +352,8 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         if _words(hydrated) > _words(shown):
             return HtmlExtract(hydrated, title, byline, date, method="hydration", visible_chars=visible_chars)
     if _NODE_COUNT(tree) > _MAX_ELEMENTS:
-        return HtmlExtract(_page_text(tree)[0], title, byline, date, method="page-text", visible_chars=visible_chars)
+        page = lines_markdown(_page_text(tree)[0])
+        return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
     declared = page_kind(tree, meta.get("og:type"))
     _fence_one_line_code(tree)
     content, method = _markdown(tree, url), "trafilatura"
@@ -365,14 +367,19 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         share = _DOCS_SHARE
     # a page of sections (sections.py) may keep more of the page text than the main-content pass
     sections = method == "trafilatura" and _sectioned(declared, content, shown)
-    if sections or _words(content) < share * _words(shown):
-        page, words = _page_text(tree)
+    gaps = method == "trafilatura" and declared in _MERGE_SHARES
+    if sections or gaps or _words(content) < share * _words(shown):
+        lines, words = _page_text(tree)
+        page = lines_markdown(lines)
         if _words(content) < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
         if sections and _words(content) < _MERGE_SHARES[declared] * words and _merge_holds(declared, page, content):
             merged = merge_sections(page, content, lambda: named_box_words(tree))
             if merged is not None:
                 return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
+        filled = fill_gaps(lines, content) if gaps else None
+        if filled is not None:
+            return HtmlExtract(filled, title, byline, date, method="gaps", visible_chars=visible_chars)
     return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)
 
 

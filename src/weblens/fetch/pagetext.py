@@ -10,11 +10,17 @@ A table used for layout is read as the blocks it holds.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from lxml import etree  # type: ignore[import-untyped]
 
 from weblens.fetch.tables import table_row, table_rule
 
-__all__ = ["main_region", "page_markdown"]
+__all__ = ["Line", "lines_markdown", "main_region", "page_lines"]
+
+# A line of the page text and its kind: "p" (a block of text), "h" (a heading), "li" (a list item), "row" (a
+# table's row, or the rule under its header) or "pre" (a fenced code block).
+Line = tuple[str, str]
 
 _BLOCKS = frozenset(
     {"p", "div", "section", "article", "main", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
@@ -39,7 +45,7 @@ class _Writer:
     """Collects the walk's words into markdown lines, each with its kind."""
 
     def __init__(self) -> None:
-        self.lines: list[tuple[str, str]] = []
+        self.lines: list[Line] = []
         self.words: list[str] = []
         self.prefix, self.kind = "", "p"
         self.count = 0
@@ -60,15 +66,18 @@ class _Writer:
             self.words.extend(words)
             self.count += len(words)
 
-    def markdown(self) -> str:
-        out: list[str] = []
-        last = ""
-        for kind, line in self.lines:
-            if out:
-                out.append("\n" if kind == last and kind in _RUNS else "\n\n")
-            out.append(line)
-            last = kind
-        return "".join(out)
+
+
+def lines_markdown(lines: Iterable[Line]) -> str:
+    """The lines as markdown: a blank line between blocks, none inside a list or a table."""
+    out: list[str] = []
+    last = ""
+    for kind, line in lines:
+        if out:
+            out.append("\n" if kind == last and kind in _RUNS else "\n\n")
+        out.append(line)
+        last = kind
+    return "".join(out)
 
 
 class _Table:
@@ -87,9 +96,9 @@ class _Table:
         self.cells = []
 
 
-def page_markdown(root: etree._Element) -> tuple[str, int]:
-    """The text under `root` as markdown (a line per block, `#` headings, `-` items, fenced code, tables)
-    and how many words of the page's own it holds (the markers not counted)."""
+def page_lines(root: etree._Element) -> tuple[list[Line], int]:
+    """The text under `root` as markdown lines (a line per block, `#` headings, `-` items, fenced code, table
+    rows) and how many words of the page's own it holds (the markers not counted)."""
     writer = _Writer()
     tables: list[_Table] = []  # the data tables open around the walk, innermost last
     walk = etree.iterwalk(root, events=("start", "end"))
@@ -140,7 +149,7 @@ def page_markdown(root: etree._Element) -> tuple[str, int]:
             writer.flush()
         _tail(writer, element, root)
     writer.flush()
-    return writer.markdown(), writer.count
+    return writer.lines, writer.count
 
 
 def _tail(writer: _Writer, element: etree._Element, root: etree._Element) -> None:

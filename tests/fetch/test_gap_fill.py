@@ -1,0 +1,71 @@
+"""A page that declares no article gets back the blocks the main-content pass cut out between ones it kept."""
+
+from __future__ import annotations
+
+from weblens.fetch.extract import extract
+
+_SEASONS = (
+    "<p>Our crews have serviced moorings along this coast for thirty years, and every buoy we lay is checked by the "
+    "same two people who will lift it again when the season ends and the boats come out.</p>"
+)
+_LOG = (
+    "<p>We keep a written log of every chain, shackle and swivel we fit, so the next crew knows what is down there "
+    "and when it was last seen, long before anything starts to wear through.</p>"
+)
+_SERVICES = (
+    ("Inspection", "divers check every chain link and shackle pin for wear before the first gales."),
+    ("Replacement", "worn parts are swapped the same day, from the stock we keep on the quay."),
+    ("Relocation", "moorings are moved to a new berth when the harbour master asks for it."),
+)
+
+
+def _page(og_type: str, after: str = "", services: tuple[tuple[str, str], ...] = _SERVICES) -> bytes:
+    # `role=list` on a list is one of the shapes trafilatura cuts out of a page (a Webflow rich-text block)
+    items = "".join(f"<li><strong>{name}</strong>: {what}</li>" for name, what in services)
+    return (
+        f"<html><head><title>Mooring services</title><meta property='og:type' content='{og_type}'></head><body>"
+        "<nav><a href='/'>Home</a> <a href='/about'>About us</a></nav><div class='richtext'><h1>Mooring services</h1>"
+        f"{_SEASONS}<h2>What we do</h2><ul role='list'>{items}</ul>{_LOG}{_SEASONS.replace('thirty', 'forty')}"
+        f"{after}</div><footer>Harbour Office, Quay Street</footer></body></html>"
+    ).encode()
+
+
+def test_the_list_and_heading_cut_between_kept_paragraphs_come_back_in_place() -> None:
+    found = extract(_page("website"), "text/html")
+
+    assert found.extractor == "gaps"
+    assert found.content == (
+        "Our crews have serviced moorings along this coast for thirty years, and every buoy we lay is checked by the "
+        "same two people who will lift it again when the season ends and the boats come out.\n\n"
+        "## What we do\n\n"
+        "- Inspection : divers check every chain link and shackle pin for wear before the first gales.\n"
+        "- Replacement : worn parts are swapped the same day, from the stock we keep on the quay.\n"
+        "- Relocation : moorings are moved to a new berth when the harbour master asks for it.\n\n"
+        "We keep a written log of every chain, shackle and swivel we fit, so the next crew knows what is down there "
+        "and when it was last seen, long before anything starts to wear through.\n\n"
+        "Our crews have serviced moorings along this coast for forty years, and every buoy we lay is checked by the "
+        "same two people who will lift it again when the season ends and the boats come out."
+    )
+
+
+def test_what_follows_the_last_kept_block_stays_out() -> None:
+    more = "".join(f"<li><a href='/s/{i}'>{name} moorings in the outer harbour</a></li>" for i, name in enumerate("AB"))
+    content = extract(_page("website", after=f"<h3>More from us</h3><ul role='list'>{more}</ul>"), "text/html").content
+
+    assert "- Inspection : divers check" in content  # the gap is filled
+    assert "More from us" not in content and "outer harbour" not in content
+
+
+def test_a_declared_article_keeps_the_main_content_pass() -> None:
+    found = extract(_page("article"), "text/html")
+
+    assert found.extractor == "trafilatura"
+    assert "What we do" not in found.content and "Inspection" not in found.content
+    assert "We keep a written log" in found.content
+
+
+def test_a_gap_of_a_few_words_is_not_worth_the_page_text() -> None:
+    found = extract(_page("website", services=(("Call", "the quay"),)), "text/html")
+
+    assert found.extractor == "trafilatura"
+    assert "Call" not in found.content and "We keep a written log" in found.content
