@@ -20,7 +20,9 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
   page shows code blocks: documentation);
 - on such a page whose main-content pass keeps under 70 % of that text (on a declared
   product, under a third, when the page text holds what the pass kept), the sections the
-  pass left out, merged around what it kept (`sections.py`: a service or shop page).
+  pass left out, merged around what it kept (`sections.py`: a service or shop page);
+- on the other pages that declare no article, the blocks the pass cut out between the first
+  and the last block it kept, put back in place (`sections.py`, `fill_gaps`).
 trafilatura escapes every underscore and writes links, superscripts and
 subscripts as inline HTML (`<u>`, `<sup>`, `<sub>`); both are undone.
 """
