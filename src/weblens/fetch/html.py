@@ -108,11 +108,14 @@ _TEXT_ROOTS = etree.XPath("//body|/*[not(//body)]")
 # A count of the nodes `tree.iter()` yields, in C rather than a Python loop.
 _NODE_COUNT = etree.XPath("count(descendant-or-self::*|descendant::comment()|descendant::processing-instruction())")
 _NOT_PAGE_TEXT = ("nav", "header", "footer", "aside", "button", "select", "label", "dialog")
-# The same regions marked with ARIA roles instead of tags (a `<div role="navigation">`). bench/extraction.py:
-# five modern pages move, none down (products +0.002, collections +0.002).
-_NOT_PAGE_TEXT_ROLES = etree.XPath(
-    "//body//*[@role='navigation' or @role='banner' or @role='contentinfo' or @role='complementary' or @role='search']"
-)
+# The same regions and controls marked with ARIA roles instead of tags (a `<div role="navigation">`, a
+# drop-down's `role="menuitemradio"` links). bench/extraction.py: ten modern pages move, none down (listings
+# fold 0 +0.020, products +0.002, collections +0.002).
+_NOT_PAGE_TEXT_ROLES = (
+    "navigation", "banner", "contentinfo", "complementary", "search",
+    "menu", "menubar", "menuitem", "menuitemradio", "menuitemcheckbox", "listbox", "option",
+)  # fmt: skip
+_BY_ROLE = etree.XPath("//body//*[" + " or ".join(f"@role='{role}'" for role in _NOT_PAGE_TEXT_ROLES) + "]")
 # The bytes handed to lxml are always UTF-8 (we decoded them); a stale meta charset must not win.
 _PARSER = etree.HTMLParser(
     encoding="utf-8", collect_ids=False, default_doctype=False, remove_comments=True, remove_pis=True
@@ -247,8 +250,8 @@ def _page_text(tree: lxml_html.HtmlElement) -> tuple[list[Line], int]:
     by ARIA role (only its main region when it marks one), as markdown lines (headings, lists, tables and code
     kept), and the count of words of the whole; strips `tree`."""
     etree.strip_elements(tree, *_INVISIBLE, *_NOT_PAGE_TEXT, with_tail=False)
-    for landmark in _NOT_PAGE_TEXT_ROLES(tree):
-        landmark.drop_tree()
+    for marked in _BY_ROLE(tree):
+        marked.drop_tree()
     body = next(tree.iter("body"), None)
     region, words = main_region(body if body is not None else tree)
     return page_lines(region)[0], words
