@@ -9,8 +9,8 @@ _SEASONS = (
     "same two people who will lift it again when the season ends and the boats come out.</p>"
 )
 _LOG = (
-    "<p>We keep a written log of every chain, shackle and swivel we fit, so the next crew knows what is down there "
-    "and when it was last seen, long before anything starts to wear through.</p>"
+    "<p>We keep a <b>written log</b> of every chain, shackle and swivel we fit, so the next crew knows what is down "
+    "there and when it was last seen, long before anything starts to wear through.</p>"
 )
 _SERVICES = (
     ("Inspection", "divers check every chain link and shackle pin for wear before the first gales."),
@@ -31,6 +31,7 @@ def _page(og_type: str, after: str = "", services: tuple[tuple[str, str], ...] =
 
 
 def test_the_list_and_heading_cut_between_kept_paragraphs_come_back_in_place() -> None:
+    """They go back into the pass's own markdown (its emphasis kept), after the paragraph they follow."""
     found = extract(_page("website"), "text/html")
 
     assert found.extractor == "gaps"
@@ -41,8 +42,8 @@ def test_the_list_and_heading_cut_between_kept_paragraphs_come_back_in_place() -
         "- Inspection : divers check every chain link and shackle pin for wear before the first gales.\n"
         "- Replacement : worn parts are swapped the same day, from the stock we keep on the quay.\n"
         "- Relocation : moorings are moved to a new berth when the harbour master asks for it.\n\n"
-        "We keep a written log of every chain, shackle and swivel we fit, so the next crew knows what is down there "
-        "and when it was last seen, long before anything starts to wear through.\n\n"
+        "We keep a **written log** of every chain, shackle and swivel we fit, so the next crew knows what is down "
+        "there and when it was last seen, long before anything starts to wear through.\n\n"
         "Our crews have serviced moorings along this coast for forty years, and every buoy we lay is checked by the "
         "same two people who will lift it again when the season ends and the boats come out."
     )
@@ -61,11 +62,11 @@ def test_a_declared_article_keeps_the_main_content_pass() -> None:
 
     assert found.extractor == "trafilatura"
     assert "What we do" not in found.content and "Inspection" not in found.content
-    assert "We keep a written log" in found.content
+    assert "We keep a **written log**" in found.content
 
 
 def test_a_gap_of_a_few_words_is_not_worth_the_page_text() -> None:
     found = extract(_page("website", services=(("Call", "the quay"),)), "text/html")
 
     assert found.extractor == "trafilatura"
-    assert "Call" not in found.content and "We keep a written log" in found.content
+    assert "Call" not in found.content and "We keep a **written log**" in found.content

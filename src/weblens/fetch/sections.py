@@ -53,15 +53,19 @@ MAX_KEPT_WORDS = 3000
 # The merge must add this share to the pass's words: a few stray lines are not a missed section
 # (0.25 to 0.35 give the same figures; at 0.15 thin merges cost a forum fold and articles).
 _GAIN = 0.3
-# Gaps: a block of the page text is one the pass kept when its words (at least `_KEPT_WORDS` of them) run in
-# the pass's output (each run of three); between the first and the last such block, a left-out block of a kind
-# in `_GAP_WORDS` and at least that many words goes back, when all of them add `_GAP_GAIN` to the pass's words.
-# bench/extraction.py: modern pages +0.006 F1 (folds +0.004 / +0.008), products +0.005 / +0.047, services
-# +0.009 / +0.017, documentation +0.015 / +0.001, listings, collections, articles and forums up or level on
-# both folds, 2019 articles unchanged. Paragraphs of 1 word or a gain of 0.05 cost a fold; 0.3 does as well.
+# Gaps: a block of the page text is one the pass kept when at least `_GAP_HELD` of its runs of three words occur
+# in the pass's output (inline markup splits words differently: `H<sub>2</sub>O`), and one it left out when at
+# most `_GAP_NEW` do (between the two, it is not put back: it would repeat what the pass kept). Between the
+# first and the last block it kept, a left-out block of a kind in `_GAP_WORDS` and at least that many words goes
+# back, after the part of the pass's output that holds the block before it, when all of them add `_GAP_GAIN` to
+# the pass's words. bench/extraction.py: modern pages +0.005 F1 (folds +0.004 / +0.006), products +0.005 /
+# +0.031, services +0.007 / +0.016, documentation +0.005 / +0.000, listings, collections, articles and forums up
+# or level on both folds, 2019 articles unchanged. Paragraphs of 1 word or a gain of 0.05 cost a fold.
 _KEPT_WORDS = 3
 _GAP_WORDS = {"h": 1, "li": 1, "row": 1, "p": 5}
 _GAP_GAIN = 0.15
+_GAP_HELD = 0.5
+_GAP_NEW = 0.2
 _WORD = re.compile(r"\w+")
 _NAMED = re.compile("cookie|consent|gdpr|modal|popup|newsletter|subscribe", re.IGNORECASE)
 _NAMED_ATTRIBUTES = etree.XPath("//@class|//@id")
@@ -134,30 +138,69 @@ def _blocks(lines: list[Line]) -> list[tuple[str, list[Line]]]:
     return blocks
 
 
-def _runs(words: list[str]) -> zip[tuple[str, str, str]]:
-    """Every run of `_KEPT_WORDS` words in a row: a block whose runs all occur in the pass's output is one it
-    kept (a linear test: a substring search per block costs the output's length for each)."""
-    return zip(words, words[1:], words[2:], strict=False)
+def _runs(words: list[str]) -> list[tuple[str, ...]]:
+    """The word runs a block is matched by: every `_KEPT_WORDS` words in a row (a linear test, where a substring
+    search per block costs the output's length for each), or the whole block when it is shorter."""
+    if len(words) < _KEPT_WORDS:
+        return [tuple(words)] if words else []
+    return list(zip(words, words[1:], words[2:], strict=False))
+
+
+def _chunks(markdown: str) -> list[str]:
+    """The pass's markdown split at its blank lines, never inside a fenced code block."""
+    chunks: list[str] = []
+    current: list[str] = []
+    fenced = False
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if line.strip() or fenced:
+            current.append(line)
+        elif current:
+            chunks.append("\n".join(current))
+            current = []
+    if current:
+        chunks.append("\n".join(current))
+    return chunks
 
 
 def fill_gaps(lines: list[Line], kept: str) -> str | None:
-    """The page text's blocks from the first to the last one `kept` holds, with the ones it left out of that
-    span put back when their kind and size say content (see `_GAP_WORDS`); None when there is no span or what
-    goes back adds too little to `kept`."""
-    known = set(_runs(_WORD.findall(kept.lower())))
+    """`kept` (the pass's markdown) with the page text's blocks it left out between the first and the last
+    block it holds put back in place, when their kind and size say content (`_GAP_WORDS`); None when there is
+    no such span or what goes back adds too little to `kept`."""
+    chunks = _chunks(kept)
+    where: dict[tuple[str, ...], int] = {}  # each word, pair and run of the output: the first chunk holding it
+    for index, chunk in enumerate(chunks):
+        words = _WORD.findall(chunk.lower())
+        for size in range(1, _KEPT_WORDS + 1):
+            for run in zip(*(words[start:] for start in range(size)), strict=False):
+                where.setdefault(run, index)
     blocks = _blocks(lines)
     keys = [_WORD.findall(" ".join(text for _, text in block).lower()) for _, block in blocks]
-    held = [len(key) >= _KEPT_WORDS and known.issuperset(_runs(key)) for key in keys]
+    runs = [_runs(key) for key in keys]
+    found = [sum(run in where for run in block_runs) / len(block_runs) if block_runs else 1.0 for block_runs in runs]
+    held = [len(key) >= _KEPT_WORDS and share >= _GAP_HELD for key, share in zip(keys, found, strict=True)]
     if held.count(True) < 2:
         return None
     first, last = held.index(True), len(held) - held[::-1].index(True)
-    out: list[Line] = []
+    after: dict[int, list[Line]] = {}  # the blocks that go back, by the chunk they follow
+    back: set[tuple[str, ...]] = set()  # their words: a block the page repeats (one per card) goes back once
+    at = 0
     added = 0
-    for (kind, block), key, kept_block in zip(blocks[first:last], keys[first:last], held[first:last], strict=True):
-        size = len(key)
-        if kept_block:
-            out.extend(block)
-        elif size >= _GAP_WORDS.get(kind, size + 1):
-            out.extend(block)
-            added += size
-    return lines_markdown(out) if added >= _GAP_GAIN * _count(kept) else None
+    for index in range(first, last):
+        kind, block = blocks[index]
+        key = tuple(keys[index])
+        if held[index]:
+            at = max(at, max(where[run] for run in runs[index] if run in where))
+        elif found[index] <= _GAP_NEW and len(key) >= _GAP_WORDS.get(kind, len(key) + 1) and key not in back:
+            back.add(key)
+            after.setdefault(at, []).extend(block)
+            added += len(key)
+    if added < _GAP_GAIN * _count(kept):
+        return None
+    out: list[str] = []
+    for index, chunk in enumerate(chunks):
+        out.append(chunk)
+        if index in after:
+            out.append(lines_markdown(after[index]))
+    return "\n\n".join(out)
