@@ -111,11 +111,11 @@ _NOT_PAGE_TEXT = ("nav", "header", "footer", "aside", "button", "select", "label
 # The same regions and controls marked with ARIA roles instead of tags (a `<div role="navigation">`, a
 # drop-down's `role="menuitemradio"` links). bench/extraction.py: seven modern pages move, none down (listings
 # fold 0 +0.020, collections fold 1 +0.003, nothing else moves).
-_NOT_PAGE_TEXT_ROLES = (
+_NOT_PAGE_TEXT_ROLES = frozenset({
     "navigation", "banner", "contentinfo", "complementary", "search",
     "menu", "menubar", "menuitem", "menuitemradio", "menuitemcheckbox", "listbox", "option",
-)  # fmt: skip
-_BY_ROLE = etree.XPath("//body//*[" + " or ".join(f"@role='{role}'" for role in _NOT_PAGE_TEXT_ROLES) + "]")
+})  # fmt: skip
+_WITH_ROLE = etree.XPath("//body//*[@role]")  # then a set lookup: 5x faster than an XPath naming each role
 # The bytes handed to lxml are always UTF-8 (we decoded them); a stale meta charset must not win.
 _PARSER = etree.HTMLParser(
     encoding="utf-8", collect_ids=False, default_doctype=False, remove_comments=True, remove_pis=True
@@ -250,8 +250,9 @@ def _page_text(tree: lxml_html.HtmlElement) -> tuple[list[Line], int]:
     by ARIA role (only its main region when it marks one), as markdown lines (headings, lists, tables and code
     kept), and the count of words of the whole; strips `tree`."""
     etree.strip_elements(tree, *_INVISIBLE, *_NOT_PAGE_TEXT, with_tail=False)
-    for marked in _BY_ROLE(tree):
-        marked.drop_tree()
+    for marked in _WITH_ROLE(tree):
+        if marked.get("role") in _NOT_PAGE_TEXT_ROLES:
+            marked.drop_tree()
     body = next(tree.iter("body"), None)
     region, words = main_region(body if body is not None else tree)
     return page_lines(region)[0], words

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from itertools import pairwise
 
 from lxml import etree  # type: ignore[import-untyped]
 
@@ -170,16 +171,20 @@ def fill_gaps(lines: list[Line], kept: str) -> str | None:
     block it holds put back in place, when their kind and size say content (`_GAP_WORDS`); None when there is
     no such span or what goes back adds too little to `kept`."""
     chunks = _chunks(kept)
-    where: dict[tuple[str, ...], int] = {}  # each word, pair and run of the output: the first chunk holding it
+    where: dict[tuple[str, ...], int] = {}  # each run of the output: the first chunk holding it
+    shorter: set[tuple[str, ...]] = set()  # and its single words and pairs
     for index, chunk in enumerate(chunks):
         words = _WORD.findall(chunk.lower())
-        for size in range(1, _KEPT_WORDS + 1):
-            for run in zip(*(words[start:] for start in range(size)), strict=False):
-                where.setdefault(run, index)
+        for run in _runs(words):
+            where.setdefault(run, index)
+        shorter.update(zip(words, strict=False), pairwise(words))
     blocks = _blocks(lines)
     keys = [_WORD.findall(" ".join(text for _, text in block).lower()) for _, block in blocks]
     runs = [_runs(key) for key in keys]
-    found = [sum(run in where for run in block_runs) / len(block_runs) if block_runs else 1.0 for block_runs in runs]
+    found = [
+        sum(run in where or run in shorter for run in block_runs) / len(block_runs) if block_runs else 1.0
+        for block_runs in runs
+    ]
     held = [len(key) >= _KEPT_WORDS and share >= _GAP_HELD for key, share in zip(keys, found, strict=True)]
     if held.count(True) < 2:
         return None
