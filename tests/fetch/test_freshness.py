@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from weblens.cache import Cache
 from weblens.cli import app
 from weblens.config import Settings
-from weblens.errors import UpstreamError
+from weblens.errors import ToolValidationError, UpstreamError, WeblensError
 from weblens.fetch import Fetcher, fetch
 from weblens.runtime import Runtime
 from weblens.testing import Reply
@@ -87,3 +87,51 @@ def test_the_cli_takes_max_age_and_stale_if_error(pages: PageServer, tmp_path: P
     stale = runner.invoke(app, ["fetch", pages.url("/menu.txt"), "--max-age", "0", "--stale-if-error"], env=env)
     assert stale.exit_code == 0, stale.output
     assert "soup of the day: leek" in stale.stdout and "stale copy" in stale.stderr and "502" in stale.stderr
+
+
+@pytest.mark.parametrize("bad", [-1, float("nan"), "60", True])
+async def test_a_max_age_that_is_not_a_number_of_seconds_is_refused(
+    pages: PageServer, settings: Settings, bad: object
+) -> None:
+    pages.route("GET", "/news.txt", _text("first edition"))
+    with pytest.raises(ToolValidationError, match="max_age must be 0 \\(fetch now\\) or more seconds"):
+        await fetch(pages.url("/news.txt"), settings=settings, cache=Cache(None), max_age=bad)  # type: ignore[arg-type]
+    assert pages.count("/news.txt") == 0
+
+
+async def test_an_infinite_max_age_takes_any_cached_copy(pages: PageServer, settings: Settings) -> None:
+    pages.route("GET", "/news.txt", _text("first edition"))
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        await fetcher.fetch(pages.url("/news.txt"))
+        again = await fetcher.fetch(pages.url("/news.txt"), max_age=float("inf"))
+        huge = await fetcher.fetch(pages.url("/news.txt"), max_age=10**30)
+    assert again.cached and huge.cached and pages.count("/news.txt") == 1
+
+
+@pytest.mark.parametrize("status", [404, 410, 401, 403])
+async def test_an_answer_from_the_origin_is_not_hidden_behind_a_stale_copy(
+    pages: PageServer, settings: Settings, status: int
+) -> None:
+    # RFC 5861: stale-if-error covers 5xx answers and an unreachable origin; a page that is gone
+    # (404, 410) or now refused (401, 403) is what the site says, not a failure to serve it
+    pages.route("GET", "/offer.txt", _text("two for one"))
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        await fetcher.fetch(pages.url("/offer.txt"))
+        pages.route("GET", "/offer.txt", Reply(body="no", status=status, content_type="text/plain"))
+        with pytest.raises(WeblensError, match=f"HTTP {status}"):
+            await fetcher.fetch(pages.url("/offer.txt"), max_age=0, stale_if_error=True)
+
+
+async def test_the_stale_reason_masks_a_key_in_the_url(pages: PageServer, settings: Settings) -> None:
+    url = pages.url("/report.txt?api_key=k3y-f0r-the-feed&day=monday")
+    pages.route("GET", "/report.txt", _text("sales up"))
+    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+        tool = FetchTool(runtime)
+        assert (await tool.execute({"url": url})).ok
+        pages.route("GET", "/report.txt", Reply(body="down", status=503, content_type="text/plain"))
+        stale = await tool.execute({"url": url, "max_age": 0, "stale_if_error": True})
+    assert stale.ok and stale.data["stale"] is True
+    reason = stale.data["stale_reason"]
+    assert "503" in reason and "day=monday" in reason and "k3y-f0r-the-feed" not in reason
+    warning = next(line for line in stale.text.splitlines() if line.startswith("STALE COPY"))
+    assert "k3y-f0r-the-feed" not in warning

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Literal, get_args
@@ -43,6 +44,7 @@ from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
 from weblens.policy.domains import DomainPolicy
+from weblens.redact import redact_text
 from weblens.workers import (
     WorkerCrashedError,
     WorkerMemoryError,
@@ -71,6 +73,22 @@ def _age(data: dict[str, object]) -> float:
     """Seconds since a cached document was downloaded (infinite for one cached without the time)."""
     fetched_at = data.get("fetched_at")
     return max(0.0, time.time() - fetched_at) if isinstance(fetched_at, int | float) else float("inf")
+
+
+def _check_max_age(max_age: object) -> None:
+    """A number of seconds, 0 or more; infinity (or anything past `fetch.cache_ttl_s`) means any cached copy."""
+    if max_age is None:
+        return
+    if isinstance(max_age, bool) or not isinstance(max_age, int | float) or math.isnan(max_age) or max_age < 0:
+        raise ToolValidationError(f"max_age must be 0 (fetch now) or more seconds, not {max_age!r:.40}")
+
+
+def _origin_failed(exc: WeblensError) -> bool:
+    """Whether `exc` is the origin failing (RFC 5861's errors: a 5xx answer, unreachable, too slow), so a
+    stale copy may stand in; an answer such as 404, 410, 401 or 403, and every refusal, is not."""
+    if isinstance(exc, UpstreamError):
+        return exc.status is None or exc.status >= 500
+    return isinstance(exc, ToolTimeoutError)
 
 
 def worker_pool(settings: Settings) -> WorkerPool:
@@ -226,8 +244,7 @@ class Fetcher(AsyncClosing):
         stale_if_error: bool = False,
     ) -> tuple[Document, bool]:
         """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
-        if max_age is not None and max_age < 0:
-            raise ToolValidationError("max_age must be 0 (fetch now) or more seconds")
+        _check_max_age(max_age)
         if render not in get_args(RenderMode):
             raise ToolValidationError(f"render must be one of auto, always or never, not {render!r}")
         if not 0 <= scroll <= MAX_SCROLL:
@@ -406,10 +423,11 @@ class Fetcher(AsyncClosing):
             return kept, True
         try:
             data, _ = await self.cache.get_or_compute(_NAMESPACE, key, kept_for, compute, use_cache=False)
-        except (UpstreamError, ToolTimeoutError) as exc:  # the origin failed (5xx, unreachable, too slow)
-            if not stale_if_error or kept is None:
+        except WeblensError as exc:
+            if not stale_if_error or kept is None or not _origin_failed(exc):
                 raise
-            return {**kept, "stale": True, "stale_reason": f"{exc.code}: {exc.message}"}, True
+            # the reason quotes the URL: the values of its secret query parameters are masked
+            return {**kept, "stale": True, "stale_reason": redact_text(f"{exc.code}: {exc.message}")}, True
         return data, False
 
     async def read(self, got: Downloaded, *, raw: bool = False) -> Document:

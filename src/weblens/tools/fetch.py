@@ -113,7 +113,7 @@ class WebFetchParams(BaseModel):
     )
     stale_if_error: bool = Field(
         default=False,
-        description="If the site fails (error, unreachable, too slow), return the last cached copy, marked stale",
+        description="If the site fails (5xx error, unreachable, too slow), return the last cached copy, marked stale",
     )
 
 
