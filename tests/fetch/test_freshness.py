@@ -5,6 +5,7 @@ says how old its text is — through `weblens.fetch`, `web_fetch` and `weblens f
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from weblens.errors import ToolValidationError, UpstreamError, WeblensError
 from weblens.fetch import Fetcher, fetch
 from weblens.runtime import Runtime
 from weblens.testing import Reply
-from weblens.testing.pages import PageServer
+from weblens.testing.pages import PageServer, article_html
 from weblens.tools.fetch import FetchTool
 
 pytestmark = pytest.mark.timeout(60)
@@ -135,3 +136,34 @@ async def test_the_stale_reason_masks_a_key_in_the_url(pages: PageServer, settin
     assert "503" in reason and "day=monday" in reason and "k3y-f0r-the-feed" not in reason
     warning = next(line for line in stale.text.splitlines() if line.startswith("STALE COPY"))
     assert "k3y-f0r-the-feed" not in warning
+
+
+async def test_the_age_counts_from_the_download_not_from_the_end_of_reading(pages: PageServer) -> None:
+    # a long page takes its reader far longer than its download: the text is as old as the download
+    paragraphs = [f"Entry {i} of the harbour ledger, with words enough to be read as text." for i in range(8000)]
+    pages.route("GET", "/ledger.html", Reply(body=article_html(paragraphs=paragraphs), content_type="text/html"))
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 0})
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        started = time.time()
+        page = await fetcher.fetch(pages.url("/ledger.html"))
+        read = time.time()
+        assert page.fetched_at is not None
+        assert page.fetched_at - started < (read - started) / 2  # downloaded early, read for the rest
+        again = await fetcher.fetch(pages.url("/ledger.html"), max_age=60)
+    assert again.cached and again.age_s >= read - page.fetched_at - 0.01
+
+
+async def test_a_page_the_site_says_not_to_store_is_not_cached(pages: PageServer, settings: Settings) -> None:
+    private = Reply(body="balance: 12 coins", content_type="text/plain", headers={"Cache-Control": "private, No-Store"})
+    pages.route("GET", "/account.txt", private)
+    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+        tool = FetchTool(runtime)
+        first = await tool.execute({"url": pages.url("/account.txt")})
+        again = await tool.execute({"url": pages.url("/account.txt"), "start_index": 9})
+        pages.route("GET", "/account.txt", Reply(body="down", status=503, content_type="text/plain"))
+        failed = await tool.execute({"url": pages.url("/account.txt"), "stale_if_error": True})
+    assert first.ok and first.data["no_store"] is True and first.data["cached"] is False
+    assert "Cache-Control: no-store" in first.text
+    assert again.ok and again.data["cached"] is False and again.data["content"] == "12 coins"
+    assert pages.count("/account.txt") == 4  # each call downloaded it (the failed one retried once)
+    assert not failed.ok and failed.error is not None and failed.error.code == "upstream_error"

@@ -91,6 +91,11 @@ def _origin_failed(exc: WeblensError) -> bool:
     return isinstance(exc, ToolTimeoutError)
 
 
+def _kept_for(seconds: float, data: dict[str, object]) -> float:
+    """How long to cache a document: not at all when its site said `no-store`."""
+    return 0.0 if data.get("no_store") else seconds
+
+
 def worker_pool(settings: Settings) -> WorkerPool:
     """The pool `fetch.workers` asks for, each worker under `fetch.worker_memory_mb`; no process
     starts before its first page."""
@@ -119,7 +124,8 @@ def _document(got: Downloaded, out: Extracted, **rendering: object) -> Document:
         extractor=out.extractor,
         total_length=len(out.content),
         note=out.note,
-        fetched_at=time.time(),
+        fetched_at=got.fetched_at,
+        no_store=got.no_store,
         **rendering,
     )
 
@@ -422,7 +428,8 @@ class Fetcher(AsyncClosing):
         if kept is not None and use_cache and _age(kept) <= fresh_for:
             return kept, True
         try:
-            data, _ = await self.cache.get_or_compute(_NAMESPACE, key, kept_for, compute, use_cache=False)
+            data, _ = await self.cache.get_or_compute(_NAMESPACE, key, functools.partial(_kept_for, kept_for),
+                                                      compute, use_cache=False)  # fmt: skip
         except WeblensError as exc:
             if not stale_if_error or kept is None or not _origin_failed(exc):
                 raise

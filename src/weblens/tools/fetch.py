@@ -163,6 +163,8 @@ def _freshness(page: Page) -> list[str]:
         ]
     if page.cached:
         return [f"From the cache: downloaded {page.age_s:.0f} s ago."]
+    if page.no_store:
+        return ["Not cached: the site sent Cache-Control: no-store, so reading on downloads the page again."]
     return []
 
 
