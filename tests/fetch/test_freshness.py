@@ -14,10 +14,11 @@ from typer.testing import CliRunner
 from weblens.cache import Cache
 from weblens.cli import app
 from weblens.config import Settings
-from weblens.errors import ToolValidationError, UpstreamError, WeblensError
+from weblens.errors import BlockedError, ToolValidationError, UpstreamError, UrlNotAllowedError, WeblensError
 from weblens.fetch import Fetcher, fetch
 from weblens.runtime import Runtime
 from weblens.testing import Reply
+from weblens.testing.dns import MappedResolver
 from weblens.testing.pages import PageServer, article_html
 from weblens.tools.fetch import FetchTool
 
@@ -167,3 +168,103 @@ async def test_a_page_the_site_says_not_to_store_is_not_cached(pages: PageServer
     assert again.ok and again.data["cached"] is False and again.data["content"] == "12 coins"
     assert pages.count("/account.txt") == 4  # each call downloaded it (the failed one retried once)
     assert not failed.ok and failed.error is not None and failed.error.code == "upstream_error"
+
+
+def _named(pages: PageServer, *addresses: str, **settings: object) -> tuple[str, Settings, MappedResolver]:
+    """The page server as news.example, resolving to `addresses` (default 127.0.0.1)."""
+    allowed = Settings(fetch={"allowed_hosts": [f"news.example:{pages.port}"]}, **settings)  # type: ignore[arg-type]
+    return f"http://news.example:{pages.port}/front.txt", allowed, MappedResolver({"news.example": list(addresses)})
+
+
+async def _cached_front_page(pages: PageServer, cache: Cache) -> str:
+    url, settings, names = _named(pages, "127.0.0.1")
+    pages.route("GET", "/front.txt", _text("harbour opens at dawn"))
+    async with Fetcher(settings, cache=cache, resolver=names) as fetcher:
+        assert not (await fetcher.fetch(url)).cached
+    return url
+
+
+async def test_a_stale_copy_stands_in_when_the_site_cannot_be_reached(pages: PageServer) -> None:
+    cache = Cache(None)
+    url = await _cached_front_page(pages, cache)
+    _, settings, unresolved = _named(pages)  # the name no longer resolves
+    pages.route("GET", "/front.txt", Reply(body="late", delay_s=2.0, content_type="text/plain"))
+    _, _, slow = _named(pages, "127.0.0.1")
+    async with Fetcher(settings, cache=cache, resolver=unresolved) as fetcher:
+        dns = await fetcher.fetch(url, max_age=0, stale_if_error=True)
+    async with Fetcher(settings, cache=cache, resolver=slow) as fetcher:
+        timed_out = await fetcher.fetch(url, max_age=0, stale_if_error=True, timeout=0.3)
+    pages.stop()  # nothing listens on the port any more
+    async with Fetcher(settings, cache=cache, resolver=slow) as fetcher:
+        refused = await fetcher.fetch(url, max_age=0, stale_if_error=True)
+    for page, why in ((dns, "could not resolve news.example"), (timed_out, "timeout"), (refused, "could not connect")):
+        assert page.stale and page.content == "harbour opens at dawn", why
+        assert page.stale_reason is not None and why in page.stale_reason
+
+
+async def test_a_refusal_is_never_covered_by_a_stale_copy(pages: PageServer) -> None:
+    cache = Cache(None)
+    url = await _cached_front_page(pages, cache)
+    _, settings, metadata = _named(pages, "169.254.169.254")  # the name now points at a cloud metadata endpoint
+    async with Fetcher(settings, cache=cache, resolver=metadata) as fetcher:
+        with pytest.raises(BlockedError, match="metadata"):
+            await fetcher.fetch(url, max_age=0, stale_if_error=True)
+    _, settings, names = _named(pages, "127.0.0.1")
+    pages.route("GET", "/front.txt", Reply(status=302, headers={"Location": "http://169.254.169.254/latest/"}))
+    async with Fetcher(settings, cache=cache, resolver=names) as fetcher:
+        with pytest.raises(BlockedError, match="metadata"):
+            await fetcher.fetch(url, max_age=0, stale_if_error=True)
+    pages.route("GET", "/front.txt", Reply(body="down", status=503, content_type="text/plain"))
+    pages.route("GET", "/robots.txt", _text("User-agent: *\nDisallow: /front.txt\n"))
+    async with Fetcher(settings, cache=cache, resolver=names) as fetcher:
+        with pytest.raises(BlockedError, match=r"robots\.txt"):
+            await fetcher.fetch(url, max_age=0, stale_if_error=True, respect_robots=True)
+    _, blocking, _ = _named(pages, policy={"block_domains": ["news.example"]})
+    async with Fetcher(blocking, cache=cache, resolver=names) as fetcher:
+        with pytest.raises(UrlNotAllowedError):
+            await fetcher.fetch(url, stale_if_error=True)  # not even the fresh copy
+    assert pages.count("/front.txt") == 2  # the first download, and the redirect
+
+
+async def test_the_copy_and_its_age_are_shared_through_the_cache_backend(
+    pages: PageServer, redis_url: str | None, tmp_path: Path
+) -> None:
+    # two processes: on one machine they share the SQLite file, in a fleet the Redis cache
+    def replica(name: str) -> Runtime:
+        where = tmp_path / ("machine" if redis_url is None else name)
+        return Runtime(Settings(fetch={"allowed_hosts": [pages.host]}, redis_url=redis_url, data_dir=where))
+
+    pages.route("GET", "/tides.txt", _text("high water 06:12"))
+    first, second = replica("a"), replica("b")
+    try:
+        downloaded = await fetch(pages.url("/tides.txt"), fetcher=first.fetcher)
+        pages.route("GET", "/tides.txt", Reply(body="down", status=502, content_type="text/plain"))
+        shared = await fetch(pages.url("/tides.txt"), fetcher=second.fetcher, max_age=60)
+        stale = await fetch(pages.url("/tides.txt"), fetcher=second.fetcher, max_age=0, stale_if_error=True)
+        since = time.time() - downloaded.fetched_at  # type: ignore[operator]
+    finally:
+        await first.aclose()
+        await second.aclose()
+    assert shared.cached and not shared.stale and shared.fetched_at == downloaded.fetched_at
+    assert stale.stale and stale.content == "high water 06:12" and stale.fetched_at == downloaded.fetched_at
+    assert 0 <= shared.age_s <= stale.age_s <= since + 0.001  # age_s is rounded to the millisecond
+    assert pages.count("/tides.txt") == 2  # the first download and the failed one
+
+
+async def test_a_cached_copy_serves_its_own_pages_and_not_another_readings(
+    pages: PageServer, settings: Settings
+) -> None:
+    paragraphs = [f"Berth {i}: the ferry from the north quay leaves on the hour." for i in range(60)]
+    pages.route("GET", "/berths.html", Reply(body=article_html(paragraphs=paragraphs), content_type="text/html"))
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        first = await fetcher.fetch(pages.url("/berths.html"), max_length=500)
+        assert first.next_start_index is not None
+        second = await fetcher.fetch(pages.url("/berths.html"), start_index=first.next_start_index, max_age=60)
+        whole = await fetcher.fetch(pages.url("/berths.html"), max_length=1_000_000, max_age=60)
+        raw = await fetcher.fetch(pages.url("/berths.html"), raw=True, max_age=60)
+        raw_again = await fetcher.fetch(pages.url("/berths.html"), raw=True, max_length=50)
+    assert second.cached and second.start_index == first.next_start_index and second.fetched_at == first.fetched_at
+    assert whole.cached and second.content == whole.content[second.start_index :][: len(second.content)]
+    assert not raw.cached and raw.content.startswith("<") and raw.extractor == "raw"
+    assert raw_again.cached and raw_again.fetched_at == raw.fetched_at
+    assert pages.count("/berths.html") == 2  # the text once and the source once
