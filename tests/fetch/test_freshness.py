@@ -268,3 +268,24 @@ async def test_a_cached_copy_serves_its_own_pages_and_not_another_readings(
     assert not raw.cached and raw.content.startswith("<") and raw.extractor == "raw"
     assert raw_again.cached and raw_again.fetched_at == raw.fetched_at
     assert pages.count("/berths.html") == 2  # the text once and the source once
+
+
+async def test_one_web_fetch_call_downloads_once_whatever_its_token_budget(
+    pages: PageServer, settings: Settings
+) -> None:
+    # fitting the framing into max_tokens cuts the page again: from the document in hand, not a new download
+    paragraphs = [f"Berth {i}: the ferry from the north quay leaves on the hour." for i in range(300)]
+    pages.route("GET", "/berths.html", Reply(body=article_html(paragraphs=paragraphs), content_type="text/html"))
+    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+        tool = FetchTool(runtime)
+        now = await tool.execute({"url": pages.url("/berths.html"), "max_age": 0, "max_tokens": 500})
+        assert now.ok and pages.count("/berths.html") == 1
+        asked = {"url": pages.url("/berths.html"), "max_age": 0, "max_tokens": 400, "query": "north quay ferry"}
+        passages = await tool.execute(asked)
+        assert passages.ok and pages.count("/berths.html") == 2
+        pages.route("GET", "/berths.html", Reply(body="down", status=503, content_type="text/plain"))
+        stale = await tool.execute({**asked, "stale_if_error": True})
+        counter = await runtime.fetcher.tokenizer()
+    assert stale.ok and stale.data["stale"] is True and "STALE COPY" in stale.text
+    assert pages.count("/berths.html") == 3
+    assert all(counter.count(result.text) <= budget for result, budget in ((now, 500), (passages, 400), (stale, 400)))

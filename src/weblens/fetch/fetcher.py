@@ -511,6 +511,20 @@ class Fetcher(AsyncClosing):
         stale_if_error: bool = False,
     ) -> Page:
         """One page of `url`'s text; see the module-level `fetch`."""
+        query = self.page_query(max_length=max_length, start_index=start_index, query=query, max_tokens=max_tokens)
+        document, cached = await self.document(
+            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache, render=render,
+            wait_for=wait_for, scroll=scroll, max_age=max_age, stale_if_error=stale_if_error,
+        )  # fmt: skip
+        return await self.page(
+            document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=max_tokens
+        )
+
+    @staticmethod
+    def page_query(
+        *, max_length: int | None = None, start_index: int = 0, query: str | None = None, max_tokens: int | None = None
+    ) -> str | None:
+        """Checks a page's arguments before anything is downloaded; returns the query, its whitespace collapsed."""
         if max_length is not None and max_length <= 0:
             raise ToolValidationError("max_length must be a positive number of characters")
         if start_index < 0:
@@ -520,17 +534,7 @@ class Fetcher(AsyncClosing):
         query = " ".join(query.split()) if query else None
         if query is not None and len(query) > MAX_QUERY_CHARS:
             raise ToolValidationError(f"query must be at most {MAX_QUERY_CHARS} characters")
-        document, cached = await self.document(
-            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache, render=render,
-            wait_for=wait_for, scroll=scroll, max_age=max_age, stale_if_error=stale_if_error,
-        )  # fmt: skip
-        if start_index > document.total_length and start_index > 0:
-            raise ToolValidationError(
-                f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
-            )
-        return await self.page(
-            document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=max_tokens
-        )
+        return query
 
     async def page(
         self,
@@ -543,6 +547,10 @@ class Fetcher(AsyncClosing):
         max_tokens: int | None = None,
     ) -> Page:
         """One page of a document already read: a slice, or the passages that answer `query`."""
+        if start_index > document.total_length and start_index > 0:
+            raise ToolValidationError(
+                f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
+            )
         read = functools.partial(
             read_page,
             document,
