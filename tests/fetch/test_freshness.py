@@ -18,6 +18,8 @@ from weblens.errors import BlockedError, ToolValidationError, UpstreamError, Url
 from weblens.fetch import Fetcher, fetch
 from weblens.runtime import Runtime
 from weblens.testing import Reply
+from weblens.testing.chromium import INSTALL_HINT as CHROMIUM_HINT
+from weblens.testing.chromium import chromium_path
 from weblens.testing.dns import MappedResolver
 from weblens.testing.pages import PageServer, article_html
 from weblens.tools.fetch import FetchTool
@@ -289,3 +291,26 @@ async def test_one_web_fetch_call_downloads_once_whatever_its_token_budget(
     assert stale.ok and stale.data["stale"] is True and "STALE COPY" in stale.text
     assert pages.count("/berths.html") == 3
     assert all(counter.count(result.text) <= budget for result, budget in ((now, 500), (passages, 400), (stale, 400)))
+
+
+@pytest.mark.skipif(chromium_path() is None, reason=CHROMIUM_HINT)
+async def test_render_modes_keep_their_own_copies_and_a_rendered_no_store_page_is_not_kept(
+    pages: PageServer, tmp_path: Path
+) -> None:
+    settings = Settings(
+        data_dir=tmp_path, fetch={"allowed_hosts": [pages.host], "workers": 0}, browser={"path": chromium_path()}
+    )
+    pages.route("GET", "/harbour.html", Reply(body=article_html("Harbour"), content_type="text/html"))
+    secret = Reply(body=article_html("Ledger"), content_type="text/html", headers={"Cache-Control": "no-store"})
+    pages.route("GET", "/ledger.html", secret)
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        plain = await fetcher.fetch(pages.url("/harbour.html"), render="never")
+        rendered = await fetcher.fetch(pages.url("/harbour.html"), render="always", max_age=60)
+        again = await fetcher.fetch(pages.url("/harbour.html"), render="always", max_age=60)
+        plain_again = await fetcher.fetch(pages.url("/harbour.html"), render="never", max_age=60)
+        kept = [await fetcher.fetch(pages.url("/ledger.html"), render="always") for _ in range(2)]
+    assert not plain.rendered and rendered.rendered and not rendered.cached  # the plain copy is not a rendering
+    assert again.cached and again.rendered and plain_again.cached and not plain_again.rendered
+    assert pages.count("/harbour.html") == 2
+    assert all(page.rendered and page.no_store and not page.cached for page in kept)
+    assert pages.count("/ledger.html") == 2

@@ -29,7 +29,7 @@ from weblens.net.guarded import guarded_client, is_guarded
 from weblens.net.ssrf import Resolver, SsrfGuard, default_port
 from weblens.progress import report
 
-__all__ = ["Downloaded", "download", "fetch_client", "guard_for", "read_capped", "status_error"]
+__all__ = ["Downloaded", "download", "fetch_client", "forbids_storing", "guard_for", "read_capped", "status_error"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHALLENGE_STATUSES = frozenset({403, 503})  # what bot-check services answer with
@@ -55,7 +55,7 @@ class Downloaded:
     """The site sent `Cache-Control: no-store`: the page must not be kept in a cache."""
 
 
-def _forbids_storing(headers: httpx.Headers) -> bool:
+def forbids_storing(headers: httpx.Headers) -> bool:
     """Whether the response's Cache-Control says `no-store` (RFC 9111 5.2.2.5)."""
     directives = (part.split("=", 1)[0].strip().lower() for value in headers.get_list("cache-control")
                   for part in value.split(","))  # fmt: skip
@@ -186,7 +186,7 @@ async def download(
                     raise status_error(r.status_code, str(current), r.headers)
                 body = await read_capped(r, config.max_bytes)
                 content_type = r.headers.get("content-type", "")
-                no_store = _forbids_storing(r.headers)
+                no_store = forbids_storing(r.headers)
         return Downloaded(str(url), str(current), r.status_code, content_type, body, no_store=no_store)
     raise UpstreamError(
         f"{url} redirected more than {config.max_redirects} times (fetch.max_redirects)", retryable=False

@@ -31,7 +31,7 @@ from weblens.errors import (
     UpstreamError,
     WeblensError,
 )
-from weblens.fetch.client import Downloaded, download, fetch_client, guard_for, status_error
+from weblens.fetch.client import Downloaded, download, fetch_client, forbids_storing, guard_for, status_error
 from weblens.fetch.document import Document, Page
 from weblens.fetch.extract import Extracted, extract
 from weblens.fetch.reading import read_page
@@ -401,7 +401,8 @@ class Fetcher(AsyncClosing):
                     f"the rendered page {page.final_url} is larger than the {config.max_bytes:,} byte cap "
                     "(fetch.max_bytes)"
                 )
-            got = Downloaded(str(target), page.final_url, page.status, _RENDERED_TYPE, body)
+            no_store = forbids_storing(httpx.Headers(page.headers))
+            got = Downloaded(str(target), page.final_url, page.status, _RENDERED_TYPE, body, no_store=no_store)
             out = await self._extract(got, raw, loop.time() + config.extract_timeout)
             if page.notes:
                 out.note = " ".join(filter(None, (out.note, *(f"{n[0].upper()}{n[1:]}." for n in page.notes))))
