@@ -314,3 +314,20 @@ async def test_render_modes_keep_their_own_copies_and_a_rendered_no_store_page_i
     assert pages.count("/harbour.html") == 2
     assert all(page.rendered and page.no_store and not page.cached for page in kept)
     assert pages.count("/ledger.html") == 2
+
+
+async def test_a_robots_txt_the_site_fails_to_serve_is_its_failure_and_a_stale_copy_stands_in(
+    pages: PageServer, settings: Settings
+) -> None:
+    # RFC 9309: an unreadable robots.txt (5xx, unreachable) forbids a download, but the site failed:
+    # a copy already held may stand in when asked; a robots.txt that disallows the page never lets it
+    pages.route("GET", "/notice.txt", _text("the pier is closed for repairs"))
+    pages.route("GET", "/robots.txt", Reply(body="busy", status=503, content_type="text/plain"))
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        await fetcher.fetch(pages.url("/notice.txt"))
+        with pytest.raises(BlockedError, match="could not be read"):
+            await fetcher.fetch(pages.url("/notice.txt"), respect_robots=True, max_age=0)
+        stale = await fetcher.fetch(pages.url("/notice.txt"), respect_robots=True, max_age=0, stale_if_error=True)
+    assert stale.stale and stale.content == "the pier is closed for repairs"
+    assert stale.stale_reason is not None and "robots.txt" in stale.stale_reason
+    assert pages.count("/notice.txt") == 1

@@ -24,6 +24,7 @@ from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
 from weblens.errors import (
+    BlockedError,
     NotConfiguredError,
     TooLargeError,
     ToolTimeoutError,
@@ -88,6 +89,8 @@ def _origin_failed(exc: WeblensError) -> bool:
     stale copy may stand in; an answer such as 404, 410, 401 or 403, and every refusal, is not."""
     if isinstance(exc, UpstreamError):
         return exc.status is None or exc.status >= 500
+    if isinstance(exc, BlockedError):  # only robots.txt unreadable (5xx, unreachable): the site failing
+        return "robots_status" in exc.details
     return isinstance(exc, ToolTimeoutError)
 
 
@@ -322,17 +325,24 @@ class Fetcher(AsyncClosing):
 
     async def _robots(
         self, http: httpx.AsyncClient, target: httpx.URL, respect_robots: bool | None, deadline: float, limit: float
-    ) -> RobotsPolicy | None:
-        """robots.txt checked for `target` when asked (within the call's deadline); the policy for later hops."""
+    ) -> tuple[RobotsPolicy | None, WeblensError | None]:
+        """robots.txt checked for `target` when asked (within the call's deadline): the policy for later
+        hops, or the refusal because the site failed to serve robots.txt (5xx, unreachable, too slow). That
+        one forbids a download (RFC 9309) but, the site having failed, a stale copy may stand in for it."""
         config = self.settings.fetch
         if not (config.respect_robots if respect_robots is None else respect_robots):
-            return None
+            return None, None
         robots = RobotsPolicy(http, self.cache, config.user_agent, config.cache_ttl_s)
-        async with _within(deadline, target, limit):
-            if not is_guarded(http):  # a caller's own client: check the name before robots.txt is asked
-                await self.guard.resolve(target.host, target.port or default_port(target.scheme))
-            await robots(target)
-        return robots
+        try:
+            async with _within(deadline, target, limit):
+                if not is_guarded(http):  # a caller's own client: check the name before robots.txt is asked
+                    await self.guard.resolve(target.host, target.port or default_port(target.scheme))
+                await robots(target)
+        except (BlockedError, ToolTimeoutError) as exc:
+            if isinstance(exc, BlockedError) and "robots_status" not in exc.details:
+                raise  # robots.txt disallows the page: a refusal, never covered by a stale copy
+            return None, exc
+        return robots, None
 
     async def _cached(
         self, key: str, compute: Callable[[], Awaitable[dict[str, object]]], use_cache: bool, fresh: _Freshness
@@ -357,9 +367,11 @@ class Fetcher(AsyncClosing):
         http = self.http
         # one deadline for the robots.txt check and the download: neither may outlast `limit`
         deadline = asyncio.get_running_loop().time() + limit
-        robots = await self._robots(http, target, respect_robots, deadline, limit)
+        robots, outage = await self._robots(http, target, respect_robots, deadline, limit)
 
         async def compute() -> dict[str, object]:
+            if outage is not None:
+                raise outage
             async with _within(deadline, target, limit):
                 got = await download(
                     target, client=http, guard=self.guard, config=config, robots=robots, policy=self.policy.check
@@ -387,9 +399,11 @@ class Fetcher(AsyncClosing):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limit
         self.browser.choice()  # no browser: not_configured, before anything is downloaded
-        await self._robots(self.http, target, respect_robots, deadline, limit)
+        _, outage = await self._robots(self.http, target, respect_robots, deadline, limit)
 
         async def compute() -> dict[str, object]:
+            if outage is not None:
+                raise outage
             await self.guard.check_target(target)  # a clear refusal now rather than a failed page load
             page = await render(self.browser, str(target), deadline=deadline, wait_for=wait_for, scroll=scroll)
             if page.status >= 400:
