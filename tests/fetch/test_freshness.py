@@ -253,11 +253,16 @@ async def test_the_copy_and_its_age_are_shared_through_the_cache_backend(
     assert pages.count("/tides.txt") == 2  # the first download and the failed one
 
 
+def _berths(pages: PageServer, count: int) -> None:
+    """/berths.html: an article of `count` paragraphs."""
+    paragraphs = [f"Berth {i}: the ferry from the north quay leaves on the hour." for i in range(count)]
+    pages.route("GET", "/berths.html", Reply(body=article_html(paragraphs=paragraphs), content_type="text/html"))
+
+
 async def test_a_cached_copy_serves_its_own_pages_and_not_another_readings(
     pages: PageServer, settings: Settings
 ) -> None:
-    paragraphs = [f"Berth {i}: the ferry from the north quay leaves on the hour." for i in range(60)]
-    pages.route("GET", "/berths.html", Reply(body=article_html(paragraphs=paragraphs), content_type="text/html"))
+    _berths(pages, 60)
     async with Fetcher(settings, cache=Cache(None)) as fetcher:
         first = await fetcher.fetch(pages.url("/berths.html"), max_length=500)
         assert first.next_start_index is not None
@@ -276,8 +281,7 @@ async def test_one_web_fetch_call_downloads_once_whatever_its_token_budget(
     pages: PageServer, settings: Settings
 ) -> None:
     # fitting the framing into max_tokens cuts the page again: from the document in hand, not a new download
-    paragraphs = [f"Berth {i}: the ferry from the north quay leaves on the hour." for i in range(300)]
-    pages.route("GET", "/berths.html", Reply(body=article_html(paragraphs=paragraphs), content_type="text/html"))
+    _berths(pages, 300)
     async with Runtime(settings=settings, cache=Cache(None)) as runtime:
         tool = FetchTool(runtime)
         now = await tool.execute({"url": pages.url("/berths.html"), "max_age": 0, "max_tokens": 500})
