@@ -672,8 +672,10 @@ async def fetch(
     `not_found`, `timeout`, `upstream_error`, `not_configured` for render="always" without a browser, ...).
     Freshness: `max_age` (seconds) takes a cached copy only that young (0 = download now);
     `stale_if_error` serves the cached copy, marked `stale` with the `stale_reason`, when the
-    download fails at the origin (5xx, unreachable, a timeout), kept `fetch.stale_ttl_s` past
-    its freshness. `page.age_s` says how old the text is.
+    download fails at the origin (5xx, unreachable, a timeout; not a 404, 410, 401, 403 or 429,
+    nor any refusal), kept `fetch.stale_ttl_s` past its freshness. `page.age_s` says how old
+    the text is, counted from its download. A page sent with `Cache-Control: no-store` is not
+    cached (`page.no_store`).
     """
     async with _using(fetcher, settings, client, cache, resolver) as using:
         return await using.fetch(
