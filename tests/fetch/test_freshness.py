@@ -225,6 +225,9 @@ async def test_a_refusal_is_never_covered_by_a_stale_copy(pages: PageServer) -> 
     async with Fetcher(blocking, cache=cache, resolver=names) as fetcher:
         with pytest.raises(UrlNotAllowedError):
             await fetcher.fetch(url, stale_if_error=True)  # not even the fresh copy
+    async with Fetcher(Settings(), cache=cache, resolver=names) as fetcher:  # news.example not allowed here
+        with pytest.raises(BlockedError, match="loopback address"):
+            await fetcher.fetch(url, stale_if_error=True)
     assert pages.count("/front.txt") == 2  # the first download, and the redirect
 
 
