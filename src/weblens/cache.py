@@ -60,6 +60,10 @@ class Cache:
             return
         await self.store.set(namespace, key, json.dumps(value, ensure_ascii=False, separators=(",", ":")), ttl_s)
 
+    async def delete(self, namespace: str, key: str) -> None:
+        if self.enabled:
+            await self.store.delete(namespace, key)
+
     async def purge_expired(self) -> int:
         return await self.store.purge_expired()
 

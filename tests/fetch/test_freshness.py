@@ -338,3 +338,22 @@ async def test_a_robots_txt_the_site_fails_to_serve_is_its_failure_and_a_stale_c
     assert stale.stale and stale.content == "the pier is closed for repairs"
     assert stale.stale_reason is not None and "robots.txt" in stale.stale_reason
     assert pages.count("/notice.txt") == 1
+
+
+async def test_a_page_that_turns_no_store_takes_its_older_copy_with_it(
+    pages: PageServer, redis_url: str | None, tmp_path: Path
+) -> None:
+    settings = Settings(fetch={"allowed_hosts": [pages.host]}, redis_url=redis_url, data_dir=tmp_path)
+    pages.route("GET", "/balance.txt", _text("balance: 12 coins"))
+    async with Runtime(settings) as runtime:
+        await fetch(pages.url("/balance.txt"), fetcher=runtime.fetcher)
+        private = Reply(body="balance: 9 coins", content_type="text/plain", headers={"Cache-Control": "no-store"})
+        pages.route("GET", "/balance.txt", private)
+        now = await fetch(pages.url("/balance.txt"), fetcher=runtime.fetcher, max_age=0)
+        later = await fetch(pages.url("/balance.txt"), fetcher=runtime.fetcher)
+        pages.route("GET", "/balance.txt", Reply(body="down", status=503, content_type="text/plain"))
+        with pytest.raises(UpstreamError):
+            await fetch(pages.url("/balance.txt"), fetcher=runtime.fetcher, stale_if_error=True)
+    assert now.no_store and now.content == "balance: 9 coins"
+    assert not later.cached and later.content == "balance: 9 coins"  # never the older 12 coins again
+    assert pages.count("/balance.txt") == 4

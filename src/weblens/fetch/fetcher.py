@@ -450,6 +450,8 @@ class Fetcher(AsyncClosing):
                 raise
             # the reason quotes the URL: the values of its secret query parameters are masked
             return {**kept, "stale": True, "stale_reason": redact_text(f"{exc.code}: {exc.message}")}, True
+        if data.get("no_store"):  # the site now says no-store: a copy kept from before must go too
+            await self.cache.delete(_NAMESPACE, key)
         return data, False
 
     async def read(self, got: Downloaded, *, raw: bool = False) -> Document:
