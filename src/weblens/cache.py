@@ -60,6 +60,10 @@ class Cache:
             return
         await self.store.set(namespace, key, json.dumps(value, ensure_ascii=False, separators=(",", ":")), ttl_s)
 
+    async def delete(self, namespace: str, key: str) -> None:
+        if self.enabled:
+            await self.store.delete(namespace, key)
+
     async def purge_expired(self) -> int:
         return await self.store.purge_expired()
 
@@ -70,13 +74,14 @@ class Cache:
         self,
         namespace: str,
         key: str,
-        ttl_s: float,
+        ttl_s: float | Callable[[T], float],
         compute: Callable[[], Awaitable[T]],
         *,
         use_cache: bool = True,
     ) -> tuple[T, bool]:
         """(value, was_cached). Concurrent identical misses share one `compute()`;
-        `use_cache=False` skips reading the cache but still shares in-flight work."""
+        `use_cache=False` skips reading the cache but still shares in-flight work. `ttl_s` may
+        be a function of the value (0 or less: the value is not stored)."""
         if use_cache:
             hit = await self.get(namespace, key)
             if hit is not None:
@@ -88,7 +93,7 @@ class Cache:
                 if hit is not None:
                     return hit  # type: ignore[no-any-return]
             value = await compute()
-            await self.set(namespace, key, value, ttl_s)
+            await self.set(namespace, key, value, ttl_s(value) if callable(ttl_s) else ttl_s)
             return value
 
         return await self._flight.do(f"{namespace}\x00{key}", work), False

@@ -197,3 +197,27 @@ async def test_each_call_is_logged_once_with_its_arguments(
     assert record.tool == "web_search" and record.outcome == "ok"  # type: ignore[attr-defined]
     assert record.arguments == {"query": "lantern festival", "max_results": 2}  # type: ignore[attr-defined]
     assert record.result_count == 2 and record.duration_ms > 0  # type: ignore[attr-defined]
+
+
+async def test_web_fetch_serves_a_stale_copy_when_asked_and_says_so(
+    up: Upstreams, gateway_settings: Callable[..., Any], serve_http: Callable[..., Any]
+) -> None:
+    settings = gateway_settings()
+    settings.cache.enabled = True  # the gateway's other tests run without a cache
+    async with Client(serve_http(settings).url()) as client:
+        await _stale_copy_when_asked(client, up)
+
+
+async def _stale_copy_when_asked(client: Client, up: Upstreams) -> None:
+    url = up.pages.url("/bulletin.txt")
+    up.pages.route("GET", "/bulletin.txt", Reply(body="ferries run to time", content_type="text/plain"))
+    assert not (await client.call_tool("web_fetch", {"url": url})).is_error
+    up.pages.route("GET", "/bulletin.txt", Reply(body="down", status=503, content_type="text/plain"))
+    stale = await client.call_tool("web_fetch", {"url": url, "max_age": 0, "stale_if_error": True})
+    assert not stale.is_error, text_of(stale)
+    data = stale.structured_content
+    assert data["stale"] is True and data["cached"] is True and "503" in data["stale_reason"] and data["age_s"] >= 0
+    assert "STALE COPY" in text_of(stale) and "ferries run to time" in text_of(stale)
+    refused = await client.call_tool("web_fetch", {"url": url, "max_age": -5})
+    assert refused.is_error and refused.meta["weblens/error"]["code"] == "validation_error"
+    assert refused.meta["weblens/error"]["details"]["issues"][0]["field"] == "max_age"

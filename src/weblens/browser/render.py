@@ -65,6 +65,8 @@ class Rendered:
     html: str
     seconds: float
     notes: list[str] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+    """The page's own response headers (lower-case names), e.g. its Cache-Control."""
 
 
 @dataclass
@@ -133,8 +135,9 @@ def _check_final(url: str) -> None:
 @contextlib.asynccontextmanager
 async def _loaded(
     pool: BrowserPool, url: str, deadline: float, *, media: bool, what: str
-) -> AsyncIterator[tuple[Page, _Requests, int]]:
-    """A page with `url` loaded, within `deadline` (loop time), its context torn down afterwards."""
+) -> AsyncIterator[tuple[Page, _Requests, int, dict[str, str]]]:
+    """A page with `url` loaded, within `deadline` (loop time), its context torn down afterwards;
+    with the status and headers of its response."""
     from playwright.async_api import Error as PlaywrightError
 
     loop = asyncio.get_running_loop()
@@ -145,7 +148,10 @@ async def _loaded(
             await page.add_init_script(_COUNT_MUTATIONS)
             try:
                 response = await page.goto(url, wait_until="domcontentloaded", timeout=0)
-                yield page, requests, response.status if response is not None else 200
+                if response is None:
+                    yield page, requests, 200, {}
+                else:
+                    yield page, requests, response.status, response.headers
             except PlaywrightError as exc:
                 raise _translate(exc, url, pool) from None
     except TimeoutError:
@@ -186,7 +192,8 @@ async def render(
     loop = asyncio.get_running_loop()
     notes: list[str] = []
     with _recorded(pool):
-        async with _loaded(pool, url, deadline, media=False, what="rendering") as (page, requests, status):
+        async with _loaded(pool, url, deadline, media=False, what="rendering") as loaded:
+            page, requests, status, headers = loaded
             settle_until = _settle_by(deadline)
             if wait_for:
                 wait_ms = max(1.0, (settle_until - loop.time()) * 1000)
@@ -205,7 +212,7 @@ async def render(
             html = await page.content()
             final_url = page.url
         _check_final(final_url)
-        return Rendered(url, final_url, status, html, time.monotonic() - started, notes)
+        return Rendered(url, final_url, status, html, time.monotonic() - started, notes, headers)
 
 
 async def screenshot(
@@ -222,7 +229,7 @@ async def screenshot(
     started = time.monotonic()
     loop = asyncio.get_running_loop()
     with _recorded(pool):
-        async with _loaded(pool, url, deadline, media=True, what="taking a screenshot of") as (page, requests, _):
+        async with _loaded(pool, url, deadline, media=True, what="taking a screenshot of") as (page, requests, _, _):
             settle_until = _settle_by(deadline)
             if wait_for:
                 wait_ms = max(1.0, (settle_until - loop.time()) * 1000)

@@ -123,6 +123,8 @@ def fetch_command(
         note(f"stale copy, downloaded {page.age_s:.0f} s ago: the site failed ({page.stale_reason})", "yellow")
     elif page.cached:
         note(f"from the cache, downloaded {page.age_s:.0f} s ago", "dim")
+    elif page.no_store:
+        note("not cached: the site sent Cache-Control: no-store", "dim")
     if page.note:
         note(page.note, "yellow")
     typer.echo(page.content)

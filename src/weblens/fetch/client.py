@@ -7,9 +7,10 @@ applies to the decompressed size: a gzip bomb stops at the cap.
 
 from __future__ import annotations
 
+import time
 import zlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -28,7 +29,7 @@ from weblens.net.guarded import guarded_client, is_guarded
 from weblens.net.ssrf import Resolver, SsrfGuard, default_port
 from weblens.progress import report
 
-__all__ = ["Downloaded", "download", "fetch_client", "guard_for", "read_capped", "status_error"]
+__all__ = ["Downloaded", "download", "fetch_client", "forbids_storing", "guard_for", "read_capped", "status_error"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHALLENGE_STATUSES = frozenset({403, 503})  # what bot-check services answer with
@@ -48,6 +49,17 @@ class Downloaded:
     status: int
     content_type: str
     body: bytes
+    fetched_at: float = field(default_factory=time.time)
+    """When the body had arrived (Unix time): a page's age counts from here, not from when it was read."""
+    no_store: bool = False
+    """The site sent `Cache-Control: no-store`: the page must not be kept in a cache."""
+
+
+def forbids_storing(headers: httpx.Headers) -> bool:
+    """Whether the response's Cache-Control says `no-store` (RFC 9111 5.2.2.5)."""
+    directives = (part.split("=", 1)[0].strip().lower() for value in headers.get_list("cache-control")
+                  for part in value.split(","))  # fmt: skip
+    return "no-store" in directives
 
 
 def guard_for(config: FetchConfig, resolver: Resolver | None = None) -> SsrfGuard:
@@ -174,7 +186,8 @@ async def download(
                     raise status_error(r.status_code, str(current), r.headers)
                 body = await read_capped(r, config.max_bytes)
                 content_type = r.headers.get("content-type", "")
-        return Downloaded(str(url), str(current), r.status_code, content_type, body)
+                no_store = forbids_storing(r.headers)
+        return Downloaded(str(url), str(current), r.status_code, content_type, body, no_store=no_store)
     raise UpstreamError(
         f"{url} redirected more than {config.max_redirects} times (fetch.max_redirects)", retryable=False
     )

@@ -37,6 +37,8 @@ class _Fetched(BaseModel):
     """Served from the cache past its freshness because the origin failed (`stale_if_error`)."""
     stale_reason: str | None = None
     """Why the origin could not be used, when `stale`."""
+    no_store: bool = False
+    """The site sent `Cache-Control: no-store`, so this copy was not cached: reading on downloads it again."""
 
 
 class Document(_Fetched):

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Literal, get_args
@@ -23,6 +24,7 @@ from weblens.cache import Cache, cache_key
 from weblens.closing import AsyncClosing
 from weblens.config import Settings, get_settings
 from weblens.errors import (
+    BlockedError,
     NotConfiguredError,
     TooLargeError,
     ToolTimeoutError,
@@ -30,7 +32,7 @@ from weblens.errors import (
     UpstreamError,
     WeblensError,
 )
-from weblens.fetch.client import Downloaded, download, fetch_client, guard_for, status_error
+from weblens.fetch.client import Downloaded, download, fetch_client, forbids_storing, guard_for, status_error
 from weblens.fetch.document import Document, Page
 from weblens.fetch.extract import Extracted, extract
 from weblens.fetch.reading import read_page
@@ -43,6 +45,7 @@ from weblens.net import ClientGetter, LazyClient, getter_for
 from weblens.net.guarded import is_guarded
 from weblens.net.ssrf import Resolver, default_port
 from weblens.policy.domains import DomainPolicy
+from weblens.redact import redact_text
 from weblens.workers import (
     WorkerCrashedError,
     WorkerMemoryError,
@@ -73,6 +76,29 @@ def _age(data: dict[str, object]) -> float:
     return max(0.0, time.time() - fetched_at) if isinstance(fetched_at, int | float) else float("inf")
 
 
+def _check_max_age(max_age: object) -> None:
+    """A number of seconds, 0 or more; infinity (or anything past `fetch.cache_ttl_s`) means any cached copy."""
+    if max_age is None:
+        return
+    if isinstance(max_age, bool) or not isinstance(max_age, int | float) or math.isnan(max_age) or max_age < 0:
+        raise ToolValidationError(f"max_age must be 0 (fetch now) or more seconds, not {max_age!r:.40}")
+
+
+def _origin_failed(exc: WeblensError) -> bool:
+    """Whether `exc` is the origin failing (RFC 5861's errors: a 5xx answer, unreachable, too slow), so a
+    stale copy may stand in; an answer such as 404, 410, 401 or 403, and every refusal, is not."""
+    if isinstance(exc, UpstreamError):
+        return exc.status is None or exc.status >= 500
+    if isinstance(exc, BlockedError):  # only robots.txt unreadable (5xx, unreachable): the site failing
+        return "robots_status" in exc.details
+    return isinstance(exc, ToolTimeoutError)
+
+
+def _kept_for(seconds: float, data: dict[str, object]) -> float:
+    """How long to cache a document: not at all when its site said `no-store`."""
+    return 0.0 if data.get("no_store") else seconds
+
+
 def worker_pool(settings: Settings) -> WorkerPool:
     """The pool `fetch.workers` asks for, each worker under `fetch.worker_memory_mb`; no process
     starts before its first page."""
@@ -101,7 +127,8 @@ def _document(got: Downloaded, out: Extracted, **rendering: object) -> Document:
         extractor=out.extractor,
         total_length=len(out.content),
         note=out.note,
-        fetched_at=time.time(),
+        fetched_at=got.fetched_at,
+        no_store=got.no_store,
         **rendering,
     )
 
@@ -226,8 +253,7 @@ class Fetcher(AsyncClosing):
         stale_if_error: bool = False,
     ) -> tuple[Document, bool]:
         """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
-        if max_age is not None and max_age < 0:
-            raise ToolValidationError("max_age must be 0 (fetch now) or more seconds")
+        _check_max_age(max_age)
         if render not in get_args(RenderMode):
             raise ToolValidationError(f"render must be one of auto, always or never, not {render!r}")
         if not 0 <= scroll <= MAX_SCROLL:
@@ -299,17 +325,24 @@ class Fetcher(AsyncClosing):
 
     async def _robots(
         self, http: httpx.AsyncClient, target: httpx.URL, respect_robots: bool | None, deadline: float, limit: float
-    ) -> RobotsPolicy | None:
-        """robots.txt checked for `target` when asked (within the call's deadline); the policy for later hops."""
+    ) -> tuple[RobotsPolicy | None, WeblensError | None]:
+        """robots.txt checked for `target` when asked (within the call's deadline): the policy for later
+        hops, or the refusal because the site failed to serve robots.txt (5xx, unreachable, too slow). That
+        one forbids a download (RFC 9309) but, the site having failed, a stale copy may stand in for it."""
         config = self.settings.fetch
         if not (config.respect_robots if respect_robots is None else respect_robots):
-            return None
+            return None, None
         robots = RobotsPolicy(http, self.cache, config.user_agent, config.cache_ttl_s)
-        async with _within(deadline, target, limit):
-            if not is_guarded(http):  # a caller's own client: check the name before robots.txt is asked
-                await self.guard.resolve(target.host, target.port or default_port(target.scheme))
-            await robots(target)
-        return robots
+        try:
+            async with _within(deadline, target, limit):
+                if not is_guarded(http):  # a caller's own client: check the name before robots.txt is asked
+                    await self.guard.resolve(target.host, target.port or default_port(target.scheme))
+                await robots(target)
+        except (BlockedError, ToolTimeoutError) as exc:
+            if isinstance(exc, BlockedError) and "robots_status" not in exc.details:
+                raise  # robots.txt disallows the page: a refusal, never covered by a stale copy
+            return None, exc
+        return robots, None
 
     async def _cached(
         self, key: str, compute: Callable[[], Awaitable[dict[str, object]]], use_cache: bool, fresh: _Freshness
@@ -334,9 +367,11 @@ class Fetcher(AsyncClosing):
         http = self.http
         # one deadline for the robots.txt check and the download: neither may outlast `limit`
         deadline = asyncio.get_running_loop().time() + limit
-        robots = await self._robots(http, target, respect_robots, deadline, limit)
+        robots, outage = await self._robots(http, target, respect_robots, deadline, limit)
 
         async def compute() -> dict[str, object]:
+            if outage is not None:
+                raise outage
             async with _within(deadline, target, limit):
                 got = await download(
                     target, client=http, guard=self.guard, config=config, robots=robots, policy=self.policy.check
@@ -364,9 +399,11 @@ class Fetcher(AsyncClosing):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limit
         self.browser.choice()  # no browser: not_configured, before anything is downloaded
-        await self._robots(self.http, target, respect_robots, deadline, limit)
+        _, outage = await self._robots(self.http, target, respect_robots, deadline, limit)
 
         async def compute() -> dict[str, object]:
+            if outage is not None:
+                raise outage
             await self.guard.check_target(target)  # a clear refusal now rather than a failed page load
             page = await render(self.browser, str(target), deadline=deadline, wait_for=wait_for, scroll=scroll)
             if page.status >= 400:
@@ -378,7 +415,8 @@ class Fetcher(AsyncClosing):
                     f"the rendered page {page.final_url} is larger than the {config.max_bytes:,} byte cap "
                     "(fetch.max_bytes)"
                 )
-            got = Downloaded(str(target), page.final_url, page.status, _RENDERED_TYPE, body)
+            no_store = forbids_storing(httpx.Headers(page.headers))
+            got = Downloaded(str(target), page.final_url, page.status, _RENDERED_TYPE, body, no_store=no_store)
             out = await self._extract(got, raw, loop.time() + config.extract_timeout)
             if page.notes:
                 out.note = " ".join(filter(None, (out.note, *(f"{n[0].upper()}{n[1:]}." for n in page.notes))))
@@ -405,11 +443,15 @@ class Fetcher(AsyncClosing):
         if kept is not None and use_cache and _age(kept) <= fresh_for:
             return kept, True
         try:
-            data, _ = await self.cache.get_or_compute(_NAMESPACE, key, kept_for, compute, use_cache=False)
-        except (UpstreamError, ToolTimeoutError) as exc:  # the origin failed (5xx, unreachable, too slow)
-            if not stale_if_error or kept is None:
+            data, _ = await self.cache.get_or_compute(_NAMESPACE, key, functools.partial(_kept_for, kept_for),
+                                                      compute, use_cache=False)  # fmt: skip
+        except WeblensError as exc:
+            if not stale_if_error or kept is None or not _origin_failed(exc):
                 raise
-            return {**kept, "stale": True, "stale_reason": f"{exc.code}: {exc.message}"}, True
+            # the reason quotes the URL: the values of its secret query parameters are masked
+            return {**kept, "stale": True, "stale_reason": redact_text(f"{exc.code}: {exc.message}")}, True
+        if data.get("no_store"):  # the site now says no-store: a copy kept from before must go too
+            await self.cache.delete(_NAMESPACE, key)
         return data, False
 
     async def read(self, got: Downloaded, *, raw: bool = False) -> Document:
@@ -486,6 +528,20 @@ class Fetcher(AsyncClosing):
         stale_if_error: bool = False,
     ) -> Page:
         """One page of `url`'s text; see the module-level `fetch`."""
+        query = self.page_query(max_length=max_length, start_index=start_index, query=query, max_tokens=max_tokens)
+        document, cached = await self.document(
+            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache, render=render,
+            wait_for=wait_for, scroll=scroll, max_age=max_age, stale_if_error=stale_if_error,
+        )  # fmt: skip
+        return await self.page(
+            document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=max_tokens
+        )
+
+    @staticmethod
+    def page_query(
+        *, max_length: int | None = None, start_index: int = 0, query: str | None = None, max_tokens: int | None = None
+    ) -> str | None:
+        """Checks a page's arguments before anything is downloaded; returns the query, its whitespace collapsed."""
         if max_length is not None and max_length <= 0:
             raise ToolValidationError("max_length must be a positive number of characters")
         if start_index < 0:
@@ -495,17 +551,7 @@ class Fetcher(AsyncClosing):
         query = " ".join(query.split()) if query else None
         if query is not None and len(query) > MAX_QUERY_CHARS:
             raise ToolValidationError(f"query must be at most {MAX_QUERY_CHARS} characters")
-        document, cached = await self.document(
-            url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache, render=render,
-            wait_for=wait_for, scroll=scroll, max_age=max_age, stale_if_error=stale_if_error,
-        )  # fmt: skip
-        if start_index > document.total_length and start_index > 0:
-            raise ToolValidationError(
-                f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
-            )
-        return await self.page(
-            document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=max_tokens
-        )
+        return query
 
     async def page(
         self,
@@ -518,6 +564,10 @@ class Fetcher(AsyncClosing):
         max_tokens: int | None = None,
     ) -> Page:
         """One page of a document already read: a slice, or the passages that answer `query`."""
+        if start_index > document.total_length and start_index > 0:
+            raise ToolValidationError(
+                f"start_index {start_index} is past the end of the document ({document.total_length} characters)"
+            )
         read = functools.partial(
             read_page,
             document,
@@ -624,8 +674,10 @@ async def fetch(
     `not_found`, `timeout`, `upstream_error`, `not_configured` for render="always" without a browser, ...).
     Freshness: `max_age` (seconds) takes a cached copy only that young (0 = download now);
     `stale_if_error` serves the cached copy, marked `stale` with the `stale_reason`, when the
-    download fails at the origin (5xx, unreachable, a timeout), kept `fetch.stale_ttl_s` past
-    its freshness. `page.age_s` says how old the text is.
+    download fails at the origin (5xx, unreachable, a timeout; not a 404, 410, 401, 403 or 429,
+    nor any refusal), kept `fetch.stale_ttl_s` past its freshness. `page.age_s` says how old
+    the text is, counted from its download. A page sent with `Cache-Control: no-store` is not
+    cached (`page.no_store`).
     """
     async with _using(fetcher, settings, client, cache, resolver) as using:
         return await using.fetch(

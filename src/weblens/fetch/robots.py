@@ -62,7 +62,8 @@ class RobotsPolicy:
         if status >= 500:
             raise BlockedError(
                 f"robots.txt of {url.host} could not be read (HTTP {status}), which means no fetching "
-                "(respect_robots is on)"
+                "(respect_robots is on)",
+                details={"robots_status": status},  # the site failing, not a rule it set
             )
         if status >= 300:
             return None

@@ -15,13 +15,13 @@ from typing import Any
 import httpx
 
 from weblens.errors import ToolValidationError, UpstreamError
-from weblens.fetch.document import Page
+from weblens.fetch.document import Document, Page
 from weblens.fetch.fetcher import Fetcher
 from weblens.net.errors import network_failure
 from weblens.net.ssrf import is_loopback_name, parse_ip
 from weblens.urls import with_scheme
 
-__all__ = ["fetch_typed"]
+__all__ = ["document_typed", "fetch_typed"]
 
 
 def _may_speak_plain_http(url: str) -> bool:
@@ -32,22 +32,40 @@ def _may_speak_plain_http(url: str) -> bool:
     return parse_ip(host) is not None or is_loopback_name(host)
 
 
-async def fetch_typed(fetcher: Fetcher, url: str, **options: Any) -> Page:
-    """`fetcher.fetch(url, **options)` for a URL that may have no scheme (see the module docstring)."""
+async def document_typed(fetcher: Fetcher, url: str, **options: Any) -> tuple[Document, bool]:
+    """`fetcher.document(url, **options)` for a URL that may have no scheme (see the module docstring)."""
     typed = url.strip()
     target = with_scheme(typed)
     if target == typed:
-        return await fetcher.fetch(target, **options)
+        return await fetcher.document(target, **options)
     if any(char.isspace() for char in typed):  # words, not an address: no DNS lookup for them
         message = f"{typed!r:.200} is not a URL: give an address such as example.com/page or https://example.com/page"
         raise ToolValidationError(message, [{"field": "url", "message": message, "type": "url"}])
     try:
-        page = await fetcher.fetch(target, **options)
+        document, cached = await fetcher.document(target, **options)
         said = f"No scheme was given, so https:// was assumed: fetched {target}."
     except UpstreamError as exc:
         if network_failure(exc) != "tls" or not _may_speak_plain_http(target):
             raise
         plain = "http://" + target.removeprefix("https://")
-        page = await fetcher.fetch(plain, **options)
+        document, cached = await fetcher.document(plain, **options)
         said = f"No scheme was given: {target} failed with a TLS error, so {plain} was fetched over plain http."
-    return page.model_copy(update={"note": f"{said} {page.note}" if page.note else said})
+    return document.model_copy(update={"note": f"{said} {document.note}" if document.note else said}), cached
+
+
+async def fetch_typed(
+    fetcher: Fetcher,
+    url: str,
+    *,
+    max_length: int | None = None,
+    start_index: int = 0,
+    query: str | None = None,
+    max_tokens: int | None = None,
+    **options: Any,
+) -> Page:
+    """`fetcher.fetch(url, ...)` for a URL that may have no scheme (see the module docstring)."""
+    query = fetcher.page_query(max_length=max_length, start_index=start_index, query=query, max_tokens=max_tokens)
+    document, cached = await document_typed(fetcher, url, **options)
+    return await fetcher.page(
+        document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=max_tokens
+    )

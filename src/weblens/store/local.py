@@ -137,6 +137,13 @@ class SqliteCacheStore:
             except sqlite3.Error as exc:
                 self._failed(exc)
 
+    async def delete(self, namespace: str, key: str) -> None:
+        with self._lock:
+            try:
+                self._db.execute("DELETE FROM entries WHERE namespace = ? AND key = ?", (namespace, key))
+            except sqlite3.Error as exc:
+                self._failed(exc)
+
     async def purge_expired(self) -> int:
         with self._lock:
             return self._db.execute("DELETE FROM entries WHERE expires_at < ?", (time.time(),)).rowcount

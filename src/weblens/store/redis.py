@@ -224,6 +224,15 @@ class RedisCacheStore:
 
         await self.state.run(put, skip)
 
+    async def delete(self, namespace: str, key: str) -> None:
+        async def skip() -> None:
+            return None
+
+        async def forget(r: aioredis.Redis) -> None:
+            await r.delete(self.state.key("cache", namespace, key))
+
+        await self.state.run(forget, skip)
+
     async def clear(self) -> None:
         async for name in self.state.client.scan_iter(match=self.state.key("cache", "*"), count=500):
             await self.state.client.delete(name)

@@ -7,6 +7,7 @@ made for this call, so a page cannot forge the end of its own untrusted block.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
@@ -14,11 +15,11 @@ from pydantic import BaseModel, Field
 from weblens.browser import MAX_SCROLL
 from weblens.context import ToolContext
 from weblens.errors import ToolValidationError, UnsupportedContentError
-from weblens.fetch import Page
+from weblens.fetch import Document, Page
 from weblens.fetch.fetcher import MAX_QUERY_CHARS
 from weblens.fetch.selection import gap_marker
 from weblens.fetch.tokens import TOKENIZER_NAME
-from weblens.fetch.typed import fetch_typed
+from weblens.fetch.typed import document_typed
 from weblens.result import Source, ToolResult
 from weblens.runtime import Runtime
 from weblens.tool import Retry, Tool
@@ -113,7 +114,7 @@ class WebFetchParams(BaseModel):
     )
     stale_if_error: bool = Field(
         default=False,
-        description="If the site fails (error, unreachable, too slow), return the last cached copy, marked stale",
+        description="If the site fails (5xx error, unreachable, too slow), return the last cached copy, marked stale",
     )
 
 
@@ -163,6 +164,8 @@ def _freshness(page: Page) -> list[str]:
         ]
     if page.cached:
         return [f"From the cache: downloaded {page.age_s:.0f} s ago."]
+    if page.no_store:
+        return ["Not cached: the site sent Cache-Control: no-store, so reading on downloads the page again."]
     return []
 
 
@@ -203,14 +206,11 @@ class FetchTool(Tool[Any]):
         super().__init__(**overrides)
         self._runtime = runtime
 
-    async def _page(self, params: Any, max_tokens: int | None) -> Page:
-        return await fetch_typed(
+    async def _document(self, params: Any) -> tuple[Document, bool]:
+        """The document, read once per call as fresh as the call asks: every page below is cut from it."""
+        return await document_typed(
             self._runtime.fetcher,
             params.url,
-            max_length=getattr(params, "max_length", None),
-            start_index=getattr(params, "start_index", 0),
-            query=getattr(params, "query", None),
-            max_tokens=max_tokens,
             render=getattr(params, "render", "auto"),
             wait_for=getattr(params, "wait_for", None),
             scroll=getattr(params, "scroll", 0),
@@ -218,17 +218,17 @@ class FetchTool(Tool[Any]):
             stale_if_error=getattr(params, "stale_if_error", False),
         )
 
-    async def _within(self, params: Any, max_tokens: int) -> tuple[Page, str]:
-        """The page and its rendering, whose tokens, framing included, stay within `max_tokens`."""
+    async def _within(self, cut: Callable[[int], Awaitable[Page]], max_tokens: int) -> tuple[Page, str]:
+        """The page `cut(budget)` makes and its rendering, whose tokens, framing included, stay within `max_tokens`."""
         counter = await self._runtime.fetcher.tokenizer()
         budget = max_tokens
         while True:
-            page = await self._page(params, budget)
+            page = await cut(budget)
             text = render_page(page)
             over = counter.count(text) - max_tokens
             if over <= 0:
                 return page, text
-            budget -= over  # the framing's share: the document is cached, so asking again is cheap
+            budget -= over  # the framing's share: the page is cut again from the same document
             if budget < 1:
                 raise ToolValidationError(
                     f"max_tokens={max_tokens} leaves no room for the page's text after weblens' framing; "
@@ -236,12 +236,25 @@ class FetchTool(Tool[Any]):
                 )
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        fetcher = self._runtime.fetcher
         max_tokens = getattr(params, "max_tokens", None)
+        max_length = getattr(params, "max_length", None)
+        start_index = getattr(params, "start_index", 0)
+        query = fetcher.page_query(
+            max_length=max_length, start_index=start_index, query=getattr(params, "query", None), max_tokens=max_tokens
+        )
+        document, cached = await self._document(params)
+
+        def cut(budget: int | None) -> Awaitable[Page]:
+            return fetcher.page(
+                document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=budget
+            )
+
         if max_tokens is None:
-            page = await self._page(params, None)
+            page = await cut(None)
             text = render_page(page)
         else:
-            page, text = await self._within(params, max_tokens)
+            page, text = await self._within(cut, max_tokens)
         if self.empty_is_error and not page.content.strip():
             raise UnsupportedContentError(f"Failed to extract content from {page.final_url}: {page.note or 'empty'}")
         size = f"{len(page.passages)} passages" if page.query is not None else f"{page.total_length} chars"
