@@ -83,9 +83,7 @@ def document_kind(body: bytes, media_type: str, url: str = "") -> str | None:
     """The document format of a body — by its media type, its magic bytes, or (for a generic
     type) its URL's suffix — or None when it is no document weblens reads here."""
     kind = DOCUMENT_KINDS.get(media_type)
-    if kind is not None and kind not in ("docx", "xlsx", "pptx", "odt", "epub"):
-        return kind
-    if body.startswith(b"PK\x03\x04"):
+    if body.startswith(b"PK\x03\x04"):  # the file's own bytes first: a .docx served as text/csv is a .docx
         return _zip_kind(body) or kind
     if body[:64].lstrip()[:5] == b"{\\rtf":
         return "rtf"

@@ -1,0 +1,203 @@
+"""Hostile documents a link can point to, fetched over real HTTP as an agent would: each comes
+back as bounded text that says what it left out, or as a typed error, fast; never the secrets
+of the machine reading it, never a reader running on outside a worker's limits.
+
+The files are made here: documents whose XML declares entities (billion laughs, external
+files), files served under another file's type, a small file that inflates, and empty or
+cut-off files of every format. Zip containers are padded with random bytes so
+they pass the zip-bomb ratio and reach the reader.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from weblens.cache import Cache
+from weblens.config import Settings
+from weblens.errors import WeblensError
+from weblens.fetch import Fetcher
+from weblens.fetch.ocr import ocr_available
+from weblens.fetch.office import MAX_UNZIPPED_BYTES, MAX_ZIP_RATIO
+from weblens.testing import Reply
+from weblens.testing.documents import CONTENT_TYPES, DOCUMENT_FORMATS, blank_png, make_document
+from weblens.testing.pages import PageServer, make_pdf
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _rezip(body: bytes, replace: dict[str, str] | None = None, *, pad: bool = False) -> bytes:
+    """The zip `body` with members replaced (or added); `pad` adds a stored member of random bytes,
+    so the whole inflates to under `MAX_ZIP_RATIO` times its size, as an attacker would."""
+    replace = dict(replace or {})
+    source = zipfile.ZipFile(io.BytesIO(body))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info in source.infolist():
+            data: str | bytes = replace.pop(info.filename, None) or source.read(info.filename)
+            stored = info.filename == "mimetype"
+            archive.writestr(info.filename, data, compress_type=zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED)
+        for name, data in replace.items():
+            archive.writestr(name, data)
+        if pad:
+            inflated = sum(info.file_size for info in archive.infolist())
+            assert inflated < MAX_UNZIPPED_BYTES
+            noise = random.Random(0).randbytes(inflated // (MAX_ZIP_RATIO - 10))
+            archive.writestr("padding.bin", noise, compress_type=zipfile.ZIP_STORED)
+    return out.getvalue()
+
+
+def _settings(server: PageServer, **fetch: object) -> Settings:
+    return Settings(fetch={"allowed_hosts": [server.host], "workers": 1, **fetch})
+
+
+async def _read(server: PageServer, path: str, body: bytes, content_type: str, **fetch: object) -> str:
+    """The whole text of `body` served at `path`, as `weblens.fetch` reads it; and it took < 5 s."""
+    server.route("GET", path, Reply(body=body, content_type=content_type))
+    async with Fetcher(_settings(server, **fetch), cache=Cache(None)) as fetcher:
+        await fetcher.workers.warm()
+        started = time.perf_counter()
+        document, _ = await fetcher.document(server.url(path))
+        assert time.perf_counter() - started < 5
+    return document.content
+
+
+_W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+
+
+def _entity_documents(secret: Path) -> dict[str, tuple[bytes, str]]:
+    """Each container format with a part that declares an external entity (a file of this
+    machine) and the billion-laughs entities, and uses both."""
+    laughs = '<!ENTITY lol "lol">' + "".join(
+        f'<!ENTITY lol{i} "{(f"&lol{i - 1};" if i > 1 else "&lol;") * 10}">' for i in range(1, 10)
+    )
+    doctype = f'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "{secret.as_uri()}">{laughs}]>'
+    uses = "&xxe;&lol9;"
+    docx, _ = make_document("docx")
+    xlsx, _ = make_document("xlsx")
+    pptx, _ = make_document("pptx")
+    odt, _ = make_document("odt")
+    epub, _ = make_document("epub")
+
+    def part(body: bytes, name: str) -> str:
+        xml = zipfile.ZipFile(io.BytesIO(body)).read(name).decode()
+        xml = xml.split("?>", 1)[1] if xml.startswith("<?xml") else xml
+        return doctype + xml.replace("Albatross", uses)
+
+    paragraph = f"<w:p><w:r><w:t>{uses}</w:t></w:r></w:p>"
+    return {
+        "docx": (
+            _rezip(docx, {"word/document.xml": f"{doctype}<w:document {_W}><w:body>{paragraph}</w:body></w:document>"}),
+            "docx",
+        ),
+        "xlsx": (_rezip(xlsx, {"xl/worksheets/sheet1.xml": part(xlsx, "xl/worksheets/sheet1.xml")}), "xlsx"),
+        "pptx": (_rezip(pptx, {"ppt/slides/slide1.xml": part(pptx, "ppt/slides/slide1.xml")}), "pptx"),
+        "odt": (_rezip(odt, {"content.xml": part(odt, "content.xml")}), "odt"),
+        "epub": (_rezip(epub, {"OEBPS/c1.xhtml": part(epub, "OEBPS/c1.xhtml")}), "epub"),
+        "epub package": (_rezip(epub, {"OEBPS/content.opf": part(epub, "OEBPS/content.opf")}), "epub"),
+    }
+
+
+async def test_entities_in_a_documents_xml_neither_expand_nor_read_local_files(
+    pages: PageServer, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("WEBLENS-LOCAL-SECRET")
+    documents = _entity_documents(secret)
+    for number, (body, kind) in enumerate(documents.values()):
+        pages.route("GET", f"/entities/{number}", Reply(body=body, content_type=CONTENT_TYPES[kind]))
+    seen = []
+    async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
+        for number, name in enumerate(documents):
+            started = time.perf_counter()
+            try:
+                document, _ = await fetcher.document(pages.url(f"/entities/{number}"))
+                said = document.content + (document.note or "")
+                assert len(said) < 2_000, name  # a billion laughs did not expand
+            except WeblensError as exc:
+                assert exc.code == "unsupported_content", (name, exc)
+                said = exc.message
+            assert time.perf_counter() - started < 5, name
+            seen.append(said)
+    assert not any("WEBLENS-LOCAL-SECRET" in said for said in seen), seen
+
+
+async def test_a_file_served_under_another_files_type_is_read_as_what_it_is(pages: PageServer) -> None:
+    pdf = make_pdf(["Harbour lights on page one"])
+    docx, _ = make_document("docx")
+    served = {
+        "/pdf-as-csv": (pdf, "text/csv"),
+        "/pdf-as-html": (pdf, "text/html"),
+        "/pdf-as-docx": (pdf, CONTENT_TYPES["docx"]),
+        "/pdf-as-png": (pdf, "image/png"),
+        "/docx-as-csv": (docx, "text/csv"),
+    }
+    if ocr_available():
+        served["/png-as-text"] = (blank_png(64, 32), "text/plain")
+    for path, (body, content_type) in served.items():
+        pages.route("GET", path, Reply(body=body, content_type=content_type))
+    async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
+        read = {path: await fetcher.fetch(pages.url(path)) for path in served}
+    for path in ("/pdf-as-csv", "/pdf-as-html", "/pdf-as-docx", "/pdf-as-png"):
+        assert read[path].extractor == "pypdf" and "Harbour lights on page one" in read[path].content, path
+    assert read["/docx-as-csv"].extractor == "mammoth" and "| Albatross | 4200 |" in read["/docx-as-csv"].content
+    if ocr_available():  # a blank image: OCR says it found nothing, instead of showing the PNG's bytes as text
+        assert read["/png-as-text"].extractor == "rapidocr" and "PNG" not in read["/png-as-text"].content
+
+
+async def test_a_small_document_is_read_in_a_worker_under_its_memory_limit(pages: PageServer) -> None:
+    """A one-shot `weblens fetch` reads small pages in its own process; a 300 KB .docx that
+    inflates to 40 MB of XML must still go to a worker, whose memory limit stops it at once
+    (in the process it ran on for minutes, past its timeout, to gigabytes)."""
+    docx, content_type = make_document("docx")
+    paragraph = "<w:p><w:r><w:t>words</w:t></w:r></w:p>"
+    xml = f"<w:document {_W}><w:body>{paragraph * (40_000_000 // len(paragraph))}</w:body></w:document>"
+    body = _rezip(docx, {"word/document.xml": xml}, pad=True)
+    assert len(body) < 1 << 20
+    pages.route("GET", "/small-bomb.docx", Reply(body=body, content_type=content_type))
+    settings = _settings(pages, in_process_bytes=1 << 20, worker_memory_mb=64, extract_timeout=30, timeout=60)
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        await fetcher.workers.warm()
+        started = time.perf_counter()
+        with pytest.raises(WeblensError) as caught:
+            await fetcher.fetch(pages.url("/small-bomb.docx"))
+        assert time.perf_counter() - started < 5
+    assert caught.value.code == "too_large" and "worker_memory_mb" in caught.value.message
+
+
+def _broken_files() -> dict[str, tuple[bytes, str]]:
+    """An empty, a cut-off and a bit-flipped file of every format weblens reads."""
+    whole = {kind: make_document(kind) for kind in DOCUMENT_FORMATS}
+    whole["pdf"] = (make_pdf(["Harbour lights"]), "application/pdf")
+    whole["png"] = (blank_png(200, 200), "image/png")
+    files = {}
+    for kind, (body, content_type) in whole.items():
+        middle = len(body) // 2
+        files[f"empty {kind}"] = (b"", content_type)
+        files[f"cut-off {kind}"] = (body[:middle], content_type)
+        files[f"bit-flipped {kind}"] = (
+            body[:middle] + bytes(b ^ 0x5A for b in body[middle : middle + 64]) + body[middle + 64 :],
+            content_type,
+        )
+    return files
+
+
+async def test_an_empty_or_broken_file_of_any_format_is_a_typed_error_or_says_it_is_empty(pages: PageServer) -> None:
+    files = _broken_files()
+    for number, (body, content_type) in enumerate(files.values()):
+        pages.route("GET", f"/broken/{number}", Reply(body=body, content_type=content_type))
+    async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
+        for number, name in enumerate(files):
+            started = time.perf_counter()
+            try:
+                page = await fetcher.fetch(pages.url(f"/broken/{number}"))
+                assert page.content.strip() or page.note, name
+            except WeblensError as exc:
+                assert exc.code == "unsupported_content", (name, exc.code, exc.message)
+                assert "Traceback" not in exc.message and len(exc.message) < 600, name
+            assert time.perf_counter() - started < 5, name
