@@ -2,9 +2,10 @@
 back as bounded text that says what it left out, or as a typed error, fast; never the secrets
 of the machine reading it, never a reader running on outside a worker's limits.
 
-The files are made here: documents whose XML declares entities (billion laughs, external
-files), files served under another file's type, a small file that inflates, and empty or
-cut-off files of every format. Zip containers are padded with random bytes so
+The files are made here: a spreadsheet of a million rows or 16 384 columns, a CSV of one
+4-million-field line, an EPUB chapter that is one 12 MB run of text, documents whose XML
+declares entities (billion laughs, external files), files served under another file's type,
+and empty or cut-off files of every format. Zip containers are padded with random bytes so
 they pass the zip-bomb ratio and reach the reader.
 """
 
@@ -23,7 +24,7 @@ from weblens.config import Settings
 from weblens.errors import WeblensError
 from weblens.fetch import Fetcher
 from weblens.fetch.ocr import ocr_available
-from weblens.fetch.office import MAX_UNZIPPED_BYTES, MAX_ZIP_RATIO
+from weblens.fetch.office import MAX_CHAPTER_CHARS, MAX_COLUMNS, MAX_UNZIPPED_BYTES, MAX_ZIP_RATIO
 from weblens.testing import Reply
 from weblens.testing.documents import CONTENT_TYPES, DOCUMENT_FORMATS, blank_png, make_document
 from weblens.testing.pages import PageServer, make_pdf
@@ -52,6 +53,17 @@ def _rezip(body: bytes, replace: dict[str, str] | None = None, *, pad: bool = Fa
     return out.getvalue()
 
 
+def _sheet(rows: int, columns: int) -> str:
+    """A worksheet of `rows` x `columns` numbers, with the <dimension> Excel writes."""
+    from openpyxl.utils import get_column_letter
+
+    row = "<row>" + "<c><v>7</v></c>" * columns + "</row>"
+    return (
+        '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        f'<dimension ref="A1:{get_column_letter(columns)}{rows}"/><sheetData>{row * rows}</sheetData></worksheet>'
+    )
+
+
 def _settings(server: PageServer, **fetch: object) -> Settings:
     return Settings(fetch={"allowed_hosts": [server.host], "workers": 1, **fetch})
 
@@ -65,6 +77,50 @@ async def _read(server: PageServer, path: str, body: bytes, content_type: str, *
         document, _ = await fetcher.document(server.url(path))
         assert time.perf_counter() - started < 5
     return document.content
+
+
+async def test_a_spreadsheet_of_a_million_rows_shows_its_first_rows_and_says_so(pages: PageServer) -> None:
+    xlsx, _ = make_document("xlsx")
+    body = _rezip(xlsx, {"xl/worksheets/sheet1.xml": _sheet(1_000_000, 1)}, pad=True)
+    text = await _read(pages, "/rows.xlsx", body, CONTENT_TYPES["xlsx"], extract_timeout=4)
+    assert text.count("| 7 |") == 2_000
+    assert text.endswith("(only the first 2,000 of 1,000,000 rows are shown)")
+
+
+async def test_a_sheet_16384_columns_wide_is_cut_to_a_bounded_table_that_says_so(pages: PageServer) -> None:
+    xlsx, _ = make_document("xlsx")
+    body = _rezip(xlsx, {"xl/worksheets/sheet1.xml": _sheet(200, 16_384)}, pad=True)
+    text = await _read(pages, "/wide.xlsx", body, CONTENT_TYPES["xlsx"], extract_timeout=4)
+    first_row = text.split("\n")[2]
+    assert first_row.count("7") == MAX_COLUMNS
+    assert "reading stopped after" in text and f"only the first {MAX_COLUMNS} of 16,384 columns are shown" in text
+
+
+async def test_a_spreadsheet_table_is_as_wide_as_its_cells(pages: PageServer) -> None:
+    body, content_type = make_document("xlsx")
+    text = await _read(pages, "/plain.xlsx", body, content_type)
+    assert "| Albatross | 4200 |\n" in text  # not padded with empty cells to 50 columns
+
+
+async def test_a_csv_of_one_huge_line_is_a_bounded_table_that_says_so(pages: PageServer) -> None:
+    wide = ("a," * 4_000_000).encode()
+    one_field = b"x" * 5_000_000  # past the csv module's field limit: shown as text, and said
+    text = await _read(pages, "/wide.csv", wide, "text/csv")
+    assert len(text) < 1_000 and text.endswith(f"(only the first {MAX_COLUMNS} of 4,000,001 columns are shown)")
+    text = await _read(pages, "/field.csv", one_field, "text/csv")
+    assert text.startswith("(not shown as a table: field larger than field limit")
+
+
+async def test_an_epub_chapter_of_one_12_mb_run_of_text_is_cut_and_says_so(pages: PageServer) -> None:
+    epub, _ = make_document("epub")
+    words = "lorem ipsum dolor " * 700_000
+    chapter = f'<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Huge</h1><p>{words}</p></body></html>'
+    body = _rezip(epub, {"OEBPS/c1.xhtml": chapter}, pad=True)
+    text = await _read(pages, "/huge.epub", body, CONTENT_TYPES["epub"])
+    assert text.startswith("# Huge\n\nlorem ipsum dolor") and MAX_CHAPTER_CHARS - 100 < len(text) < len(words)
+    assert text.endswith(
+        f"(the chapter is cut here: only the first {MAX_CHAPTER_CHARS:,} of its {len(chapter):,} characters are read)"
+    )
 
 
 _W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
