@@ -15,6 +15,7 @@ import io
 import random
 import time
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from weblens.cache import Cache
 from weblens.config import Settings
 from weblens.errors import WeblensError
 from weblens.fetch import Fetcher
-from weblens.fetch.ocr import ocr_available
+from weblens.fetch.ocr import MAX_OCR_PAGES, ocr_available
 from weblens.fetch.office import MAX_CHAPTER_CHARS, MAX_COLUMNS, MAX_UNZIPPED_BYTES, MAX_ZIP_RATIO
 from weblens.testing import Reply
 from weblens.testing.documents import CONTENT_TYPES, DOCUMENT_FORMATS, blank_png, make_document
@@ -257,3 +258,53 @@ async def test_an_empty_or_broken_file_of_any_format_is_a_typed_error_or_says_it
                 assert exc.code == "unsupported_content", (name, exc.code, exc.message)
                 assert "Traceback" not in exc.message and len(exc.message) < 600, name
             assert time.perf_counter() - started < 5, name
+
+
+def _pdf(objects: list[bytes]) -> bytes:
+    """A PDF of these objects (1: the catalog), with its cross-reference table."""
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    table = b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    start = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode() + table
+    return out + f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{start}\n%%EOF\n".encode()
+
+
+def _stream(data: bytes, entries: str = "") -> bytes:
+    return f"<< /Length {len(data)} {entries}>>\nstream\n".encode() + data + b"\nendstream"
+
+
+async def test_a_pdf_whose_image_inflates_past_what_pypdf_decodes_is_too_large_and_says_why(pages: PageServer) -> None:
+    packer = zlib.compressobj(9)
+    scan = b"".join(packer.compress(bytes(10_000 * 1_000)) for _ in range(10)) + packer.flush()  # 10k x 10k grey
+    image = _stream(scan, "/Type /XObject /Subtype /Image /Width 10000 /Height 10000 /ColorSpace /DeviceGray "
+                          "/BitsPerComponent 8 /Filter /FlateDecode ")  # fmt: skip
+    body = _pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 4 0 R >> >> "
+        b"/Contents 5 0 R >>",
+        image,
+        _stream(b"q 612 0 0 792 0 0 cm /Im0 Do Q"),
+    ])  # fmt: skip
+    pages.route("GET", "/scan-bomb.pdf", Reply(body=body, content_type="application/pdf"))
+    async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
+        with pytest.raises(WeblensError) as caught:
+            await fetcher.fetch(pages.url("/scan-bomb.pdf"))
+    assert caught.value.code == "too_large" and "decompression bomb" in caught.value.message
+
+
+@pytest.mark.skipif(not ocr_available(), reason="OCR is not installed: pip install 'weblens[ocr]'")
+async def test_a_blank_scan_longer_than_ocr_reads_says_which_pages_were_read(pages: PageServer) -> None:
+    count = 30
+    kids = " ".join(f"{3 + number} 0 R" for number in range(count))
+    pagetree = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode()]
+    body = _pdf(pagetree + [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"] * count)
+    pages.route("GET", "/blank-scan.pdf", Reply(body=body, content_type="application/pdf"))
+    async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
+        page = await fetcher.fetch(pages.url("/blank-scan.pdf"))
+    assert page.note is not None and "OCR found no text" in page.note
+    assert f"Only the first {MAX_OCR_PAGES} of its {count} pages were read." in page.note
