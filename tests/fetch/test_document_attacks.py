@@ -308,3 +308,11 @@ async def test_a_blank_scan_longer_than_ocr_reads_says_which_pages_were_read(pag
         page = await fetcher.fetch(pages.url("/blank-scan.pdf"))
     assert page.note is not None and "OCR found no text" in page.note
     assert f"Only the first {MAX_OCR_PAGES} of its {count} pages were read." in page.note
+
+
+async def test_an_odt_that_asks_for_two_billion_spaces_gets_one(pages: PageServer) -> None:
+    odt, content_type = make_document("odt")
+    content = zipfile.ZipFile(io.BytesIO(odt)).read("content.xml").decode()
+    spaced = content.replace("Albatross", 'Alba<text:s text:c="2000000000"/>tross')  # an 800-byte file
+    text = await _read(pages, "/spaces.odt", _rezip(odt, {"content.xml": spaced}), content_type, worker_memory_mb=256)
+    assert "| Alba tross | 4200 |" in text
