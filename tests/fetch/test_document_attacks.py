@@ -316,3 +316,20 @@ async def test_an_odt_that_asks_for_two_billion_spaces_gets_one(pages: PageServe
     spaced = content.replace("Albatross", 'Alba<text:s text:c="2000000000"/>tross')  # an 800-byte file
     text = await _read(pages, "/spaces.odt", _rezip(odt, {"content.xml": spaced}), content_type, worker_memory_mb=256)
     assert "| Alba tross | 4200 |" in text
+
+
+async def test_markup_nested_100_000_deep_is_read_flattened_or_refused_saying_why(pages: PageServer) -> None:
+    epub, epub_type = make_document("epub")
+    chapter = zipfile.ZipFile(io.BytesIO(epub)).read("OEBPS/c1.xhtml").decode()
+    deep = chapter.replace("<h1>", "<div>" * 100_000 + "deep" + "</div>" * 100_000 + "<h1>")
+    text = await _read(pages, "/deep.epub", _rezip(epub, {"OEBPS/c1.xhtml": deep}, pad=True), epub_type)
+    assert text.startswith("(this part nests its markup deeper than the parser follows; it was read flattened")
+    assert "Harbour Survey" in text and "Albatross" in text  # the text after the nesting is not lost
+    docx, docx_type = make_document("docx")
+    nested = "<w:sdt><w:sdtContent>" * 100_000 + "<w:p/>" + "</w:sdtContent></w:sdt>" * 100_000
+    body = _rezip(docx, {"word/document.xml": f"<w:document {_W}><w:body>{nested}</w:body></w:document>"}, pad=True)
+    pages.route("GET", "/deep.docx", Reply(body=body, content_type=docx_type))
+    async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
+        with pytest.raises(WeblensError) as caught:
+            await fetcher.fetch(pages.url("/deep.docx"))
+    assert caught.value.code == "unsupported_content" and "nests its XML too deeply" in caught.value.message

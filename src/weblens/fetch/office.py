@@ -227,10 +227,21 @@ def _html_markdown(html: str) -> str:
     from weblens.fetch.markdown import element_markdown
 
     tree = parse_html(html)
+    flattened = tree is not None and bool(tree.xpath(_PARSER_DEPTH))
+    if flattened:  # libxml2 stops at its depth limit and drops the rest: read the markup flattened
+        from weblens.fetch.markup import flatten_markup
+
+        tree = parse_html(flatten_markup(html))
     if tree is None:
         return ""
     body = tree.find("body")
-    return element_markdown(body if body is not None else tree).strip()
+    text = element_markdown(body if body is not None else tree).strip()
+    return f"({_FLATTENED})\n\n{text}" if flattened and text else text
+
+
+_PARSER_DEPTH = "boolean(" + "/*" * 250 + ")"
+"""An element as deep as the HTML parser goes (256 levels): it stopped there."""
+_FLATTENED = "this part nests its markup deeper than the parser follows; it was read flattened, its layout lost"
 
 
 def _docx(body: bytes) -> tuple[str, str]:
@@ -443,6 +454,10 @@ def document_to_markdown(body: bytes, kind: str, content_type: str = "") -> tupl
         ) from None
     except (TooLargeError, MemoryError):
         raise
+    except RecursionError:  # a reader walking XML nested 100 000 deep
+        raise UnsupportedContentError(
+            f"the .{kind} file nests its XML too deeply to be read", details={"type": kind}
+        ) from None
     except Exception as exc:  # each reader raises its own errors for a damaged file
         raise UnsupportedContentError(
             f"the .{kind} file could not be read: {type(exc).__name__}: {str(exc)[:200]}", details={"type": kind}
