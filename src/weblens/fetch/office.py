@@ -285,7 +285,8 @@ def _xlsx(body: bytes) -> tuple[str, str]:
                 said = f"reading stopped after {table.rows:,} rows: {spent}"
                 table = table._replace(more_rows=True)
             else:
-                said = f"only the first {table.rows:,}{f' of {declared:,}' if declared else ''} rows are shown"
+                of = f" of {declared:,}" if (declared or 0) > table.rows else ""  # a <dimension> may lie
+                said = f"only the first {table.rows:,}{of} rows are shown"
             sections.append(f"## Sheet: {sheet.title}\n\n{table.text or '(empty sheet)'}{table.cut(said)}")
         title = book.properties.title or ""
     finally:
