@@ -2,7 +2,8 @@
 back as bounded text that says what it left out, or as a typed error, fast; never the secrets
 of the machine reading it, never a reader running on outside a worker's limits.
 
-The files are made here: a spreadsheet of a million rows or 16 384 columns, a CSV of one
+The files are made by `weblens.testing.hostile_documents` (which `bench/document_attacks.py`
+times): a spreadsheet of a million rows or 16 384 columns, a CSV of one
 4-million-field line, an EPUB chapter that is one 12 MB run of text, documents whose XML
 declares entities (billion laughs, external files), files served under another file's type,
 and empty or cut-off files of every format. Zip containers are padded with random bytes so
@@ -12,10 +13,8 @@ they pass the zip-bomb ratio and reach the reader.
 from __future__ import annotations
 
 import io
-import random
 import time
 import zipfile
-import zlib
 from pathlib import Path
 
 import pytest
@@ -25,44 +24,22 @@ from weblens.config import Settings
 from weblens.errors import WeblensError
 from weblens.fetch import Fetcher
 from weblens.fetch.ocr import MAX_OCR_PAGES, ocr_available
-from weblens.fetch.office import MAX_CHAPTER_CHARS, MAX_COLUMNS, MAX_UNZIPPED_BYTES, MAX_ZIP_RATIO
+from weblens.fetch.office import MAX_CHAPTER_CHARS, MAX_COLUMNS
 from weblens.testing import Reply
-from weblens.testing.documents import CONTENT_TYPES, DOCUMENT_FORMATS, blank_png, make_document
+from weblens.testing.documents import CONTENT_TYPES, blank_png, make_document
+from weblens.testing.hostile_documents import (
+    WORD_NS,
+    broken_files,
+    entity_documents,
+    nested_docx,
+    pdf_page_tree,
+    pdf_with_image,
+    rezip,
+    sheet_xml,
+)
 from weblens.testing.pages import PageServer, make_pdf
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def _rezip(body: bytes, replace: dict[str, str] | None = None, *, pad: bool = False) -> bytes:
-    """The zip `body` with members replaced (or added); `pad` adds a stored member of random bytes,
-    so the whole inflates to under `MAX_ZIP_RATIO` times its size, as an attacker would."""
-    replace = dict(replace or {})
-    source = zipfile.ZipFile(io.BytesIO(body))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for info in source.infolist():
-            data: str | bytes = replace.pop(info.filename, None) or source.read(info.filename)
-            stored = info.filename == "mimetype"
-            archive.writestr(info.filename, data, compress_type=zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED)
-        for name, data in replace.items():
-            archive.writestr(name, data)
-        if pad:
-            inflated = sum(info.file_size for info in archive.infolist())
-            assert inflated < MAX_UNZIPPED_BYTES
-            noise = random.Random(0).randbytes(inflated // (MAX_ZIP_RATIO - 10))
-            archive.writestr("padding.bin", noise, compress_type=zipfile.ZIP_STORED)
-    return out.getvalue()
-
-
-def _sheet(rows: int, columns: int) -> str:
-    """A worksheet of `rows` x `columns` numbers, with the <dimension> Excel writes."""
-    from openpyxl.utils import get_column_letter
-
-    row = "<row>" + "<c><v>7</v></c>" * columns + "</row>"
-    return (
-        '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
-        f'<dimension ref="A1:{get_column_letter(columns)}{rows}"/><sheetData>{row * rows}</sheetData></worksheet>'
-    )
 
 
 def _settings(server: PageServer, **fetch: object) -> Settings:
@@ -82,7 +59,7 @@ async def _read(server: PageServer, path: str, body: bytes, content_type: str, *
 
 async def test_a_spreadsheet_of_a_million_rows_shows_its_first_rows_and_says_so(pages: PageServer) -> None:
     xlsx, _ = make_document("xlsx")
-    body = _rezip(xlsx, {"xl/worksheets/sheet1.xml": _sheet(1_000_000, 1)}, pad=True)
+    body = rezip(xlsx, {"xl/worksheets/sheet1.xml": sheet_xml(1_000_000, 1)}, pad=True)
     text = await _read(pages, "/rows.xlsx", body, CONTENT_TYPES["xlsx"], extract_timeout=4)
     assert text.count("| 7 |") == 2_000
     assert text.endswith("(only the first 2,000 of 1,000,000 rows are shown)")
@@ -90,7 +67,7 @@ async def test_a_spreadsheet_of_a_million_rows_shows_its_first_rows_and_says_so(
 
 async def test_a_sheet_16384_columns_wide_is_cut_to_a_bounded_table_that_says_so(pages: PageServer) -> None:
     xlsx, _ = make_document("xlsx")
-    body = _rezip(xlsx, {"xl/worksheets/sheet1.xml": _sheet(200, 16_384)}, pad=True)
+    body = rezip(xlsx, {"xl/worksheets/sheet1.xml": sheet_xml(200, 16_384)}, pad=True)
     text = await _read(pages, "/wide.xlsx", body, CONTENT_TYPES["xlsx"], extract_timeout=4)
     first_row = text.split("\n")[2]
     assert first_row.count("7") == MAX_COLUMNS
@@ -116,7 +93,7 @@ async def test_an_epub_chapter_of_one_12_mb_run_of_text_is_cut_and_says_so(pages
     epub, _ = make_document("epub")
     words = "lorem ipsum dolor " * 700_000
     chapter = f'<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Huge</h1><p>{words}</p></body></html>'
-    body = _rezip(epub, {"OEBPS/c1.xhtml": chapter}, pad=True)
+    body = rezip(epub, {"OEBPS/c1.xhtml": chapter}, pad=True)
     text = await _read(pages, "/huge.epub", body, CONTENT_TYPES["epub"])
     assert text.startswith("# Huge\n\nlorem ipsum dolor") and MAX_CHAPTER_CHARS - 100 < len(text) < len(words)
     assert text.endswith(
@@ -124,48 +101,12 @@ async def test_an_epub_chapter_of_one_12_mb_run_of_text_is_cut_and_says_so(pages
     )
 
 
-_W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
-
-
-def _entity_documents(secret: Path) -> dict[str, tuple[bytes, str]]:
-    """Each container format with a part that declares an external entity (a file of this
-    machine) and the billion-laughs entities, and uses both."""
-    laughs = '<!ENTITY lol "lol">' + "".join(
-        f'<!ENTITY lol{i} "{(f"&lol{i - 1};" if i > 1 else "&lol;") * 10}">' for i in range(1, 10)
-    )
-    doctype = f'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "{secret.as_uri()}">{laughs}]>'
-    uses = "&xxe;&lol9;"
-    docx, _ = make_document("docx")
-    xlsx, _ = make_document("xlsx")
-    pptx, _ = make_document("pptx")
-    odt, _ = make_document("odt")
-    epub, _ = make_document("epub")
-
-    def part(body: bytes, name: str) -> str:
-        xml = zipfile.ZipFile(io.BytesIO(body)).read(name).decode()
-        xml = xml.split("?>", 1)[1] if xml.startswith("<?xml") else xml
-        return doctype + xml.replace("Albatross", uses)
-
-    paragraph = f"<w:p><w:r><w:t>{uses}</w:t></w:r></w:p>"
-    return {
-        "docx": (
-            _rezip(docx, {"word/document.xml": f"{doctype}<w:document {_W}><w:body>{paragraph}</w:body></w:document>"}),
-            "docx",
-        ),
-        "xlsx": (_rezip(xlsx, {"xl/worksheets/sheet1.xml": part(xlsx, "xl/worksheets/sheet1.xml")}), "xlsx"),
-        "pptx": (_rezip(pptx, {"ppt/slides/slide1.xml": part(pptx, "ppt/slides/slide1.xml")}), "pptx"),
-        "odt": (_rezip(odt, {"content.xml": part(odt, "content.xml")}), "odt"),
-        "epub": (_rezip(epub, {"OEBPS/c1.xhtml": part(epub, "OEBPS/c1.xhtml")}), "epub"),
-        "epub package": (_rezip(epub, {"OEBPS/content.opf": part(epub, "OEBPS/content.opf")}), "epub"),
-    }
-
-
 async def test_entities_in_a_documents_xml_neither_expand_nor_read_local_files(
     pages: PageServer, tmp_path: Path
 ) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("WEBLENS-LOCAL-SECRET")
-    documents = _entity_documents(secret)
+    documents = entity_documents(secret)
     for number, (body, kind) in enumerate(documents.values()):
         pages.route("GET", f"/entities/{number}", Reply(body=body, content_type=CONTENT_TYPES[kind]))
     seen = []
@@ -213,8 +154,8 @@ async def test_a_small_document_is_read_in_a_worker_under_its_memory_limit(pages
     (in the process it ran on for minutes, past its timeout, to gigabytes)."""
     docx, content_type = make_document("docx")
     paragraph = "<w:p><w:r><w:t>words</w:t></w:r></w:p>"
-    xml = f"<w:document {_W}><w:body>{paragraph * (40_000_000 // len(paragraph))}</w:body></w:document>"
-    body = _rezip(docx, {"word/document.xml": xml}, pad=True)
+    xml = f"<w:document {WORD_NS}><w:body>{paragraph * (40_000_000 // len(paragraph))}</w:body></w:document>"
+    body = rezip(docx, {"word/document.xml": xml}, pad=True)
     assert len(body) < 1 << 20
     pages.route("GET", "/small-bomb.docx", Reply(body=body, content_type=content_type))
     settings = _settings(pages, in_process_bytes=1 << 20, worker_memory_mb=64, extract_timeout=30, timeout=60)
@@ -227,25 +168,8 @@ async def test_a_small_document_is_read_in_a_worker_under_its_memory_limit(pages
     assert caught.value.code == "too_large" and "worker_memory_mb" in caught.value.message
 
 
-def _broken_files() -> dict[str, tuple[bytes, str]]:
-    """An empty, a cut-off and a bit-flipped file of every format weblens reads."""
-    whole = {kind: make_document(kind) for kind in DOCUMENT_FORMATS}
-    whole["pdf"] = (make_pdf(["Harbour lights"]), "application/pdf")
-    whole["png"] = (blank_png(200, 200), "image/png")
-    files = {}
-    for kind, (body, content_type) in whole.items():
-        middle = len(body) // 2
-        files[f"empty {kind}"] = (b"", content_type)
-        files[f"cut-off {kind}"] = (body[:middle], content_type)
-        files[f"bit-flipped {kind}"] = (
-            body[:middle] + bytes(b ^ 0x5A for b in body[middle : middle + 64]) + body[middle + 64 :],
-            content_type,
-        )
-    return files
-
-
 async def test_an_empty_or_broken_file_of_any_format_is_a_typed_error_or_says_it_is_empty(pages: PageServer) -> None:
-    files = _broken_files()
+    files = broken_files()
     for number, (body, content_type) in enumerate(files.values()):
         pages.route("GET", f"/broken/{number}", Reply(body=body, content_type=content_type))
     async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
@@ -260,36 +184,8 @@ async def test_an_empty_or_broken_file_of_any_format_is_a_typed_error_or_says_it
             assert time.perf_counter() - started < 5, name
 
 
-def _pdf(objects: list[bytes]) -> bytes:
-    """A PDF of these objects (1: the catalog), with its cross-reference table."""
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    table = b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    start = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode() + table
-    return out + f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{start}\n%%EOF\n".encode()
-
-
-def _stream(data: bytes, entries: str = "") -> bytes:
-    return f"<< /Length {len(data)} {entries}>>\nstream\n".encode() + data + b"\nendstream"
-
-
 async def test_a_pdf_whose_image_inflates_past_what_pypdf_decodes_is_too_large_and_says_why(pages: PageServer) -> None:
-    packer = zlib.compressobj(9)
-    scan = b"".join(packer.compress(bytes(10_000 * 1_000)) for _ in range(10)) + packer.flush()  # 10k x 10k grey
-    image = _stream(scan, "/Type /XObject /Subtype /Image /Width 10000 /Height 10000 /ColorSpace /DeviceGray "
-                          "/BitsPerComponent 8 /Filter /FlateDecode ")  # fmt: skip
-    body = _pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 4 0 R >> >> "
-        b"/Contents 5 0 R >>",
-        image,
-        _stream(b"q 612 0 0 792 0 0 cm /Im0 Do Q"),
-    ])  # fmt: skip
+    body = pdf_with_image(10_000)  # a 10k x 10k grey scan: 100 MB inflated from 100 KB
     pages.route("GET", "/scan-bomb.pdf", Reply(body=body, content_type="application/pdf"))
     async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
         with pytest.raises(WeblensError) as caught:
@@ -300,9 +196,7 @@ async def test_a_pdf_whose_image_inflates_past_what_pypdf_decodes_is_too_large_a
 @pytest.mark.skipif(not ocr_available(), reason="OCR is not installed: pip install 'weblens[ocr]'")
 async def test_a_blank_scan_longer_than_ocr_reads_says_which_pages_were_read(pages: PageServer) -> None:
     count = 30
-    kids = " ".join(f"{3 + number} 0 R" for number in range(count))
-    pagetree = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode()]
-    body = _pdf(pagetree + [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"] * count)
+    body = pdf_page_tree(count)
     pages.route("GET", "/blank-scan.pdf", Reply(body=body, content_type="application/pdf"))
     async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
         page = await fetcher.fetch(pages.url("/blank-scan.pdf"))
@@ -314,7 +208,7 @@ async def test_an_odt_that_asks_for_two_billion_spaces_gets_one(pages: PageServe
     odt, content_type = make_document("odt")
     content = zipfile.ZipFile(io.BytesIO(odt)).read("content.xml").decode()
     spaced = content.replace("Albatross", 'Alba<text:s text:c="2000000000"/>tross')  # an 800-byte file
-    text = await _read(pages, "/spaces.odt", _rezip(odt, {"content.xml": spaced}), content_type, worker_memory_mb=256)
+    text = await _read(pages, "/spaces.odt", rezip(odt, {"content.xml": spaced}), content_type, worker_memory_mb=256)
     assert "| Alba tross | 4200 |" in text
 
 
@@ -322,13 +216,10 @@ async def test_markup_nested_100_000_deep_is_read_flattened_or_refused_saying_wh
     epub, epub_type = make_document("epub")
     chapter = zipfile.ZipFile(io.BytesIO(epub)).read("OEBPS/c1.xhtml").decode()
     deep = chapter.replace("<h1>", "<div>" * 100_000 + "deep" + "</div>" * 100_000 + "<h1>")
-    text = await _read(pages, "/deep.epub", _rezip(epub, {"OEBPS/c1.xhtml": deep}, pad=True), epub_type)
+    text = await _read(pages, "/deep.epub", rezip(epub, {"OEBPS/c1.xhtml": deep}, pad=True), epub_type)
     assert text.startswith("(this part nests its markup deeper than the parser follows; it was read flattened")
     assert "Harbour Survey" in text and "Albatross" in text  # the text after the nesting is not lost
-    docx, docx_type = make_document("docx")
-    nested = "<w:sdt><w:sdtContent>" * 100_000 + "<w:p/>" + "</w:sdtContent></w:sdt>" * 100_000
-    body = _rezip(docx, {"word/document.xml": f"<w:document {_W}><w:body>{nested}</w:body></w:document>"}, pad=True)
-    pages.route("GET", "/deep.docx", Reply(body=body, content_type=docx_type))
+    pages.route("GET", "/deep.docx", Reply(body=nested_docx(100_000), content_type=CONTENT_TYPES["docx"]))
     async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
         with pytest.raises(WeblensError) as caught:
             await fetcher.fetch(pages.url("/deep.docx"))
