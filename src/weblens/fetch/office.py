@@ -43,7 +43,8 @@ MAX_ZIP_RATIO = 200
 MAX_ZIP_MEMBERS = 20_000
 MAX_CSV_ROWS = 2_000
 MAX_SHEET_ROWS = 2_000
-"""Rows of a CSV file, or of one spreadsheet sheet, shown as a table; the rest is counted, not shown."""
+"""Rows of a CSV file, or of one spreadsheet sheet, shown as a table; the rows after are not read
+(a CSV's are counted as lines), and the table says so."""
 MAX_COLUMNS = 50
 MAX_CHAPTER_CHARS = 2_000_000
 """Markup of one EPUB chapter read (a whole novel is about a million characters); past it the
