@@ -273,8 +273,9 @@ class FetchConfig(BaseModel):
     in_process_bytes: int | None = Field(
         default=None,
         ge=0,
-        description="pages up to this size are read in this process, not a worker; default 0, "
-        "and 512 KiB for a one-shot `weblens fetch` (starting workers costs more than reading a small page)",
+        description="HTML, text and JSON pages up to this size are read in this process, not a worker; default 0, "
+        "and 512 KiB for a one-shot `weblens fetch` (starting workers costs more than reading a small page); "
+        "documents, PDFs and images always go to a worker",
     )
     # freshness (issue 23): a fetch's max_age and stale_if_error
     stale_ttl_s: float = Field(

@@ -103,4 +103,4 @@ async def test_a_long_csv_is_a_bounded_table_that_counts_what_it_leaves_out(
         document, _ = await fetcher.document(pages.url("/big.csv"))
     assert document.content.startswith("| id | name |\n| --- | --- |\n| 0 | item 0 |")
     assert "| 1998 | item 1998 |" in document.content and "item 1999" not in document.content
-    assert document.content.endswith("(3,001 more rows not shown)")
+    assert document.content.endswith("(3,001 more lines not shown)")

@@ -17,7 +17,7 @@ from weblens.fetch.decode import decode_body
 from weblens.fetch.images import image_kind
 from weblens.fetch.office import READER_NAMES, document_kind
 
-__all__ = ["Extracted", "extract", "media_type"]
+__all__ = ["Extracted", "extract", "inflates", "media_type"]
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _TEXT_TYPES = frozenset(
@@ -93,33 +93,64 @@ def _json(body: bytes, content_type: str) -> Extracted:
         return Extracted(text, "text", note="The JSON is nested too deeply to lay out; shown as sent.")
 
 
-def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False) -> Extracted:
-    """Turn a body into text; `raw` keeps HTML source as it is. Raises UnsupportedContentError."""
-    kind = media_type(content_type)
-    image = image_kind(body, kind)
-    if image is not None and not raw:
-        from weblens.fetch.images import image_to_text
+def _is_pdf(body: bytes) -> bool:
+    """A PDF by its magic bytes (which may follow up to 1 KB of junk, as readers allow)."""
+    return body[:1024].lstrip().startswith(b"%PDF-")
 
-        read = image_to_text(body, image, kind)
-        return Extracted(read.text, "rapidocr", note=read.note)
+
+def _route(body: bytes, content_type: str, url: str, raw: bool) -> tuple[str, str]:
+    """(the reader that takes a body: image, document, pdf, html, json, text or none; the format
+    it reads it as). Unambiguous magic bytes win over the content type: a PDF, an image or an
+    Office file served as text/html, text/csv or another document's type is read as what it is."""
+    kind = media_type(content_type)
+    if _is_pdf(body):
+        return "pdf", "application/pdf"
+    image = None if raw else image_kind(body, kind)
+    if image is not None:
+        return "image", image
     if kind in ("", "application/octet-stream", "binary/octet-stream"):
         kind = _sniff(body)
-    document = document_kind(body, kind, url)
-    if document is not None and not raw:
+    document = None if raw else document_kind(body, kind, url)
+    if document is not None:
+        return "document", document
+    if kind in _HTML_TYPES:
+        return "html", kind
+    if kind == "application/pdf":
+        return "pdf", kind
+    if _is_json(kind):
+        return "json", kind
+    return ("text" if _is_text(kind) else "none"), kind
+
+
+def inflates(body: bytes, content_type: str, url: str = "") -> bool:
+    """Whether reading the body can take far more memory or time than its size suggests (a
+    document's zip container, a PDF, an image's pixels), so it is never read outside a worker."""
+    return _route(body, content_type, url, raw=False)[0] in ("image", "document", "pdf")
+
+
+def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False) -> Extracted:
+    """Turn a body into text; `raw` keeps HTML source as it is. Raises UnsupportedContentError."""
+    reader, kind = _route(body, content_type, url, raw)
+    if reader == "image":
+        from weblens.fetch.images import image_to_text
+
+        read = image_to_text(body, kind, media_type(content_type))
+        return Extracted(read.text, "rapidocr", note=read.note)
+    if reader == "document":
         from weblens.fetch.office import document_to_markdown
 
-        text, title = document_to_markdown(body, document, content_type)
-        return Extracted(text, READER_NAMES[document], title, note=None if text.strip() else EMPTY_NOTE)
-    if kind in _HTML_TYPES:
+        text, title = document_to_markdown(body, kind, content_type)
+        return Extracted(text, READER_NAMES[kind], title, note=None if text.strip() else EMPTY_NOTE)
+    if reader == "html":
         return _html(body, content_type, url, raw)
-    if kind == "application/pdf":
+    if reader == "pdf":
         from weblens.fetch.pdf import pdf_to_text
 
         pdf = pdf_to_text(body)
         return Extracted(pdf.text, "pypdf+rapidocr" if pdf.ocr else "pypdf", pdf.title, note=pdf.note)
-    if _is_json(kind):
+    if reader == "json":
         return _json(body, content_type)
-    if _is_text(kind):
+    if reader == "text":
         text, _ = decode_body(body, content_type)
         return Extracted(text, "text", note=None if text.strip() else EMPTY_NOTE)
     raise UnsupportedContentError(

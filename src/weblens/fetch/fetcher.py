@@ -34,7 +34,7 @@ from weblens.errors import (
 )
 from weblens.fetch.client import Downloaded, download, fetch_client, forbids_storing, guard_for, status_error
 from weblens.fetch.document import Document, Page
-from weblens.fetch.extract import Extracted, extract
+from weblens.fetch.extract import Extracted, extract, inflates
 from weblens.fetch.reading import read_page
 from weblens.fetch.render_need import RENDER_REASONS
 from weblens.fetch.robots import RobotsPolicy
@@ -166,8 +166,9 @@ class Fetcher(AsyncClosing):
     `tokenizer` counts `max_tokens` budgets; by default o200k_base, loaded on first use.
     `workers` run decoding, extraction and the reading of long documents under a hard
     deadline (`fetch.extract_timeout`); without one, the fetcher builds its own pool
-    (`fetch.workers`) and closes it in `aclose()`. Pages up to `fetch.in_process_bytes` are
-    read in a thread of this process instead (a one-shot command need not start the pool).
+    (`fetch.workers`) and closes it in `aclose()`. HTML, text and JSON pages up to
+    `fetch.in_process_bytes` are read in a thread of this process instead (a one-shot command
+    need not start the pool); documents, PDFs and images never are (a small file can inflate).
     """
 
     def __init__(
@@ -469,7 +470,8 @@ class Fetcher(AsyncClosing):
         done = f"downloaded {len(got.body):,} bytes from {got.final_url}"
         work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw)
         small = self.settings.fetch.in_process_bytes or 0
-        in_process = 0 < len(got.body) <= small
+        # a document, PDF or image can inflate far past its size: only a worker's limits hold it
+        in_process = 0 < len(got.body) <= small and not inflates(got.body, got.content_type, got.final_url)
         try:
             return await (self._in_process if in_process else self.workers).run(work, timeout=limit)
         except WorkerTimeoutError as exc:

@@ -74,11 +74,14 @@ def _magic(body: bytes) -> str | None:
 
 
 def image_kind(body: bytes, media_type: str) -> str | None:
-    """The image format of a body — by its magic bytes under an image or generic type, else by its
-    image type — or None when it is no image weblens reads."""
-    if media_type not in IMAGE_TYPES and media_type not in _GENERIC_TYPES and not media_type.startswith("image/"):
-        return None
-    return _magic(body) or IMAGE_TYPES.get(media_type)
+    """The image format of a body — by its magic bytes under an image or generic type, or under any
+    type when the body is binary (an image served as text/plain or text/csv), else by its image
+    type — or None when it is no image weblens reads."""
+    imagelike = media_type in IMAGE_TYPES or media_type in _GENERIC_TYPES or media_type.startswith("image/")
+    magic = _magic(body)
+    if magic is not None and (imagelike or b"\x00" in body[:64]):  # text may begin "GIF89a"; no text holds NUL
+        return magic
+    return IMAGE_TYPES.get(media_type)
 
 
 def _open(body: bytes, kind: str, media_type: str) -> Any:

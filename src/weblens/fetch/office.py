@@ -14,21 +14,26 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from weblens.errors import TooLargeError, UnsupportedContentError
 from weblens.fetch.tables import table_row
 
 __all__ = [
     "DOCUMENT_KINDS",
+    "MAX_CHAPTER_CHARS",
     "MAX_CSV_ROWS",
     "MAX_SHEET_ROWS",
     "MAX_UNZIPPED_BYTES",
+    "MAX_WORKBOOK_CELLS",
     "MAX_ZIP_RATIO",
     "READER_NAMES",
+    "Table",
     "check_zip",
     "document_kind",
     "document_to_markdown",
+    "markdown_table",
 ]
 
 MAX_UNZIPPED_BYTES = 256 * 1024 * 1024
@@ -38,8 +43,15 @@ MAX_ZIP_RATIO = 200
 MAX_ZIP_MEMBERS = 20_000
 MAX_CSV_ROWS = 2_000
 MAX_SHEET_ROWS = 2_000
-"""Rows of a CSV file, or of one spreadsheet sheet, shown as a table; the rest is counted, not shown."""
+"""Rows of a CSV file, or of one spreadsheet sheet, shown as a table; the rows after are not read
+(a CSV's are counted as lines), and the table says so."""
 MAX_COLUMNS = 50
+MAX_CHAPTER_CHARS = 2_000_000
+"""Markup of one EPUB chapter read (a whole novel is about a million characters); past it the
+chapter is cut, and says so (libxml2 would drop a run of text over 10 MB, and leave it empty)."""
+MAX_WORKBOOK_CELLS = 250_000
+"""Cells of a spreadsheet read, all sheets together (openpyxl parses some 150 000 a second, and
+every cell of a row it reads): a sheet 16 384 columns wide stops after some rows, not at the deadline."""
 MAX_CELL_CHARS = 200
 _INSTALL = "pip install 'weblens[documents]'"
 
@@ -83,9 +95,7 @@ def document_kind(body: bytes, media_type: str, url: str = "") -> str | None:
     """The document format of a body — by its media type, its magic bytes, or (for a generic
     type) its URL's suffix — or None when it is no document weblens reads here."""
     kind = DOCUMENT_KINDS.get(media_type)
-    if kind is not None and kind not in ("docx", "xlsx", "pptx", "odt", "epub"):
-        return kind
-    if body.startswith(b"PK\x03\x04"):
+    if body.startswith(b"PK\x03\x04"):  # the file's own bytes first: a .docx served as text/csv is a .docx
         return _zip_kind(body) or kind
     if body[:64].lstrip()[:5] == b"{\\rtf":
         return "rtf"
@@ -126,28 +136,66 @@ def _cell(value: object) -> str:
     return text
 
 
-def markdown_table(rows: Iterable[Iterable[object]], max_rows: int) -> tuple[str, int]:
-    """(a markdown table of the first `max_rows` rows, the first as its header; rows left out)."""
+class Table(NamedTuple):
+    """A markdown table of the first rows of a longer run, and what it leaves out."""
+
+    text: str
+    rows: int
+    """Rows shown (the first is the header)."""
+    more_rows: bool
+    """Rows with text follow the last one shown; they were not read."""
+    columns: int
+    """Cells in the widest row read (only the first `MAX_COLUMNS` are shown)."""
+
+    def cut(self, rows_left: str = "") -> str:
+        """A line saying what the table leaves out ("" when nothing), `rows_left` saying how many rows."""
+        said = []
+        if self.more_rows:
+            said.append(rows_left or f"only the first {self.rows:,} rows are shown")
+        if self.columns > MAX_COLUMNS:
+            said.append(f"only the first {MAX_COLUMNS} of {self.columns:,} columns are shown")
+        return f"\n\n({'; '.join(said)})" if said else ""
+
+
+def _filled(row: Sequence[object], start: int = 0) -> bool:
+    return any(value is not None and value != "" for value in row[start:])
+
+
+def markdown_table(rows: Iterable[Sequence[object]], max_rows: int) -> Table:
+    """A markdown table of the first `max_rows` rows with text, the first as its header, each
+    cut to `MAX_COLUMNS` cells; rows after them are not read (but the next one, to tell whether
+    there are more), so a sheet of a million rows costs what its first rows do."""
     shown: list[list[str]] = []
-    left_out = 0
+    columns = 0
+    more = False
     for row in rows:
-        cells = [_cell(value) for value in list(row)[:MAX_COLUMNS]]
-        if not any(cells):
+        if len(shown) == max_rows:
+            if _filled(row):
+                more = True
+                break
             continue
-        if len(shown) < max_rows:
+        cells = [_cell(value) for value in row[:MAX_COLUMNS]]
+        if len(row) > MAX_COLUMNS and _filled(row, MAX_COLUMNS):
+            columns = max(columns, len(row))
+        while cells and not cells[-1]:  # a spreadsheet's empty trailing cells are no columns
+            cells.pop()
+        if cells:
             shown.append(cells)
-        else:
-            left_out += 1
     if not shown:
-        return "", 0
+        return Table("", 0, False, 0)
     width = max(len(row) for row in shown)
     lines = [table_row(row + [""] * (width - len(row))) for row in shown]
     lines.insert(1, "|" + " --- |" * width)
-    return "\n".join(lines), left_out
+    return Table("\n".join(lines), len(shown), more, max(columns, width))
 
 
-def _left_out(count: int) -> str:
-    return f"\n\n({count:,} more rows not shown)" if count else ""
+def _lines(text: str) -> Iterator[str]:
+    """The lines of `text`, ends kept, one at a time (an `io.StringIO` would copy it four times over)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start) + 1 or len(text)
+        yield text[start:end]
+        start = end
 
 
 def _csv(body: bytes, content_type: str) -> tuple[str, str]:
@@ -158,11 +206,21 @@ def _csv(body: bytes, content_type: str) -> tuple[str, str]:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
+    lines = _lines(text)
+    read = 0
+
+    def counted() -> Iterator[str]:
+        nonlocal read
+        for line in lines:
+            read += len(line)
+            yield line
+
     try:
-        table, left_out = markdown_table(csv.reader(io.StringIO(text), dialect), MAX_CSV_ROWS)
-    except csv.Error:  # a field past the csv module's limit, a stray NUL: not a table, still text
-        return text, ""
-    return table + _left_out(left_out), ""
+        table = markdown_table(csv.reader(counted(), dialect), MAX_CSV_ROWS)
+    except csv.Error as exc:  # a field past the csv module's limit, a stray NUL: not a table, still text
+        return f"(not shown as a table: {exc})\n\n{text}", ""
+    rest = text.count("\n", read) + (not text.endswith("\n") and read < len(text))
+    return table.text + table.cut(f"{rest + 1:,} more lines not shown"), ""
 
 
 def _html_markdown(html: str) -> str:
@@ -170,10 +228,21 @@ def _html_markdown(html: str) -> str:
     from weblens.fetch.markdown import element_markdown
 
     tree = parse_html(html)
+    flattened = tree is not None and bool(tree.xpath(_PARSER_DEPTH))
+    if flattened:  # libxml2 stops at its depth limit and drops the rest: read the markup flattened
+        from weblens.fetch.markup import flatten_markup
+
+        tree = parse_html(flatten_markup(html))
     if tree is None:
         return ""
     body = tree.find("body")
-    return element_markdown(body if body is not None else tree).strip()
+    text = element_markdown(body if body is not None else tree).strip()
+    return f"({_FLATTENED})\n\n{text}" if flattened and text else text
+
+
+_PARSER_DEPTH = "boolean(" + "/*" * 250 + ")"
+"""An element as deep as the HTML parser goes (256 levels): it stopped there."""
+_FLATTENED = "this part nests its markup deeper than the parser follows; it was read flattened, its layout lost"
 
 
 def _docx(body: bytes) -> tuple[str, str]:
@@ -183,15 +252,43 @@ def _docx(body: bytes) -> tuple[str, str]:
     return _html_markdown(result.value), ""
 
 
+class _CellBudget:
+    """Rows of a workbook's sheets until `MAX_WORKBOOK_CELLS` cells have been read, all sheets together."""
+
+    def __init__(self) -> None:
+        self.left = MAX_WORKBOOK_CELLS
+
+    def rows(self, rows: Iterable[Sequence[object]]) -> Iterator[Sequence[object]]:
+        for row in rows:
+            if self.left <= 0:
+                return
+            self.left -= max(1, len(row))
+            yield row
+
+
 def _xlsx(body: bytes) -> tuple[str, str]:
     import openpyxl
 
     book = openpyxl.load_workbook(io.BytesIO(body), read_only=True, data_only=True)
     try:
         sections = []
-        for sheet in book.worksheets:
-            table, left_out = markdown_table(sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS), MAX_SHEET_ROWS)
-            sections.append(f"## Sheet: {sheet.title}\n\n{table or '(empty sheet)'}{_left_out(left_out)}")
+        budget = _CellBudget()
+        spent = f"at most {MAX_WORKBOOK_CELLS:,} cells of a workbook are read"
+        for number, sheet in enumerate(book.worksheets):
+            if budget.left <= 0:
+                left = len(book.worksheets) - number
+                sections.append(f"({left:,} more sheets not read: {spent})")
+                break
+            declared = sheet.max_row  # from the sheet's own <dimension>, when it has one
+            sheet.reset_dimensions()  # rows as wide as their cells, not padded to what the sheet declares
+            table = markdown_table(budget.rows(sheet.iter_rows(values_only=True)), MAX_SHEET_ROWS)
+            if budget.left <= 0:
+                said = f"reading stopped after {table.rows:,} rows: {spent}"
+                table = table._replace(more_rows=True)
+            else:
+                of = f" of {declared:,}" if (declared or 0) > table.rows else ""  # a <dimension> may lie
+                said = f"only the first {table.rows:,}{of} rows are shown"
+            sections.append(f"## Sheet: {sheet.title}\n\n{table.text or '(empty sheet)'}{table.cut(said)}")
         title = book.properties.title or ""
     finally:
         book.close()
@@ -219,9 +316,9 @@ def _pptx(body: bytes) -> tuple[str, str]:
                     parts.append(text)
             if getattr(shape, "has_table", False):
                 rows = ([cell.text for cell in row.cells] for row in shape.table.rows)
-                table, _ = markdown_table(rows, MAX_SHEET_ROWS)
-                if table:
-                    parts.append(table)
+                table = markdown_table(rows, MAX_SHEET_ROWS)
+                if table.text:
+                    parts.append(table.text + table.cut())
         if slide.has_notes_slide:
             notes = slide.notes_slide.notes_text_frame.text.strip()
             if notes:
@@ -231,7 +328,6 @@ def _pptx(body: bytes) -> tuple[str, str]:
 
 
 def _odt(body: bytes) -> tuple[str, str]:
-    from odf import teletype
     from odf.namespaces import TABLENS, TEXTNS
     from odf.opendocument import load
 
@@ -243,21 +339,21 @@ def _odt(body: bytes) -> tuple[str, str]:
             qname = getattr(child, "qname", None)
             if qname == (TEXTNS, "h"):
                 level = int(child.getAttribute("outlinelevel") or 1)
-                out.append("#" * min(max(level, 1), 6) + " " + " ".join(teletype.extractText(child).split()))
+                out.append("#" * min(max(level, 1), 6) + " " + " ".join(_odf_text(child).split()))
             elif qname == (TEXTNS, "p"):
-                text = " ".join(teletype.extractText(child).split())
+                text = " ".join(_odf_text(child).split())
                 if text:
                     out.append(text)
             elif qname == (TEXTNS, "list-item"):
-                out.append("- " + " ".join(teletype.extractText(child).split()))
+                out.append("- " + " ".join(_odf_text(child).split()))
             elif qname == (TABLENS, "table"):
                 rows = (
-                    [teletype.extractText(cell) for cell in row.childNodes if cell.qname == (TABLENS, "table-cell")]
+                    [_odf_text(cell) for cell in row.childNodes if cell.qname == (TABLENS, "table-cell")]
                     for row in child.getElementsByType(_odf_row())
                 )
-                table, _ = markdown_table(rows, MAX_SHEET_ROWS)
-                if table:
-                    out.append(table)
+                table = markdown_table(rows, MAX_SHEET_ROWS)
+                if table.text:
+                    out.append(table.text + table.cut())
             else:
                 walk(child)
 
@@ -267,8 +363,27 @@ def _odt(body: bytes) -> tuple[str, str]:
 
     titles = document.meta.getElementsByType(Title)
     if titles:
-        title = teletype.extractText(titles[0])
+        title = _odf_text(titles[0])
     return "\n\n".join(out), title
+
+
+def _odf_text(node: Any) -> str:
+    """The text of an ODF element. Like odfpy's `teletype.extractText`, but a run of spaces
+    (`<text:s text:c="N"/>`) is one space: its `c` is the file's to choose, and 2 000 000 000 of
+    them took 2 GB from an 827-byte file (the text is whitespace-collapsed after anyway)."""
+    from odf.namespaces import TEXTNS
+
+    parts = []
+    for child in node.childNodes:
+        if child.nodeType == child.TEXT_NODE:
+            parts.append(child.data)
+        elif child.nodeType == child.ELEMENT_NODE:
+            name = child.qname
+            parts.append("\n" if name == (TEXTNS, "line-break") else " " if name in _ODF_SPACES else _odf_text(child))
+    return "".join(parts)
+
+
+_ODF_SPACES = frozenset({("urn:oasis:names:tc:opendocument:xmlns:text:1.0", name) for name in ("s", "tab")})
 
 
 def _odf_row() -> type:
@@ -287,7 +402,11 @@ def _epub(body: bytes) -> tuple[str, str]:
         item = book.get_item_with_id(item_id)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
-        text = _html_markdown(item.get_content().decode("utf-8", "replace"))
+        markup = item.content.decode("utf-8", "replace")  # get_content() re-parses it, and loses a long text
+        text = _html_markdown(markup[:MAX_CHAPTER_CHARS])
+        if len(markup) > MAX_CHAPTER_CHARS:
+            read = f"only the first {MAX_CHAPTER_CHARS:,} of its {len(markup):,} characters are read"
+            text += f"\n\n(the chapter is cut here: {read})"
         if text:
             chapters.append(text)
     titles = book.get_metadata("DC", "title")
@@ -337,6 +456,10 @@ def document_to_markdown(body: bytes, kind: str, content_type: str = "") -> tupl
         ) from None
     except (TooLargeError, MemoryError):
         raise
+    except RecursionError:  # a reader walking XML nested 100 000 deep
+        raise UnsupportedContentError(
+            f"the .{kind} file nests its XML too deeply to be read", details={"type": kind}
+        ) from None
     except Exception as exc:  # each reader raises its own errors for a damaged file
         raise UnsupportedContentError(
             f"the .{kind} file could not be read: {type(exc).__name__}: {str(exc)[:200]}", details={"type": kind}

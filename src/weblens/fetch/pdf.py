@@ -8,9 +8,9 @@ import logging
 from typing import NamedTuple
 
 from pypdf import PdfReader
-from pypdf.errors import PyPdfError
+from pypdf.errors import LimitReachedError, PyPdfError
 
-from weblens.errors import UnsupportedContentError
+from weblens.errors import TooLargeError, UnsupportedContentError
 
 __all__ = ["PdfText", "page_sections", "pdf_to_text"]
 
@@ -43,11 +43,9 @@ def _scanned(reader: PdfReader, title: str) -> PdfText:
         note = f"The PDF has no text layer (a scan?); to read it by OCR, {missing}"
         return PdfText(page_sections([""] * pages), title, note)
     texts = ocr_pdf_pages(reader)
-    note = OCR_NOTE
+    note = OCR_NOTE if any(texts) else "The PDF has no text layer, and OCR found no text in its images."
     if pages > MAX_OCR_PAGES:
-        note += f" Only the first {MAX_OCR_PAGES} of its {pages} pages were read."
-    if not any(texts):
-        note = "The PDF has no text layer, and OCR found no text in its images."
+        note += f" Only the first {MAX_OCR_PAGES} of its {pages:,} pages were read."
     return PdfText(page_sections(texts), title, note, ocr=True)
 
 
@@ -63,6 +61,11 @@ def pdf_to_text(body: bytes) -> PdfText:
             title = str(reader.metadata.title)
         if texts and not any(texts):
             return _scanned(reader, title)
+    except LimitReachedError as exc:  # a stream (a page's text, a scan's image) that would inflate past pypdf's cap
+        raise TooLargeError(
+            f"the PDF was not read: one of its streams (a page's text or image) inflates past what pypdf "
+            f"decodes (a decompression bomb?): {exc}"
+        ) from None
     except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
         raise UnsupportedContentError(f"the PDF could not be read: {type(exc).__name__}: {exc}") from None
     return PdfText(page_sections(texts), title)
