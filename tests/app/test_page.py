@@ -61,9 +61,14 @@ class Browser:
         )
         tab = await context.new_page()
         tab.set_default_timeout(WAIT_MS)
-        tab.on("console", lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None)
+        tab.on("console", self._console)
         tab.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
         return tab
+
+    def _console(self, message: Any) -> None:
+        """A console error, with where it came from: for a failed load, the resource's address."""
+        if message.type == "error":
+            self.errors.append(f"console: {message.text} ({message.location.get('url', '?')})")
 
 
 @pytest.fixture
