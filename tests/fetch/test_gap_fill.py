@@ -39,9 +39,9 @@ def test_the_list_and_heading_cut_between_kept_paragraphs_come_back_in_place() -
         "Our crews have serviced moorings along this coast for thirty years, and every buoy we lay is checked by the "
         "same two people who will lift it again when the season ends and the boats come out.\n\n"
         "## What we do\n\n"
-        "- Inspection : divers check every chain link and shackle pin for wear before the first gales.\n"
-        "- Replacement : worn parts are swapped the same day, from the stock we keep on the quay.\n"
-        "- Relocation : moorings are moved to a new berth when the harbour master asks for it.\n\n"
+        "- Inspection: divers check every chain link and shackle pin for wear before the first gales.\n"
+        "- Replacement: worn parts are swapped the same day, from the stock we keep on the quay.\n"
+        "- Relocation: moorings are moved to a new berth when the harbour master asks for it.\n\n"
         "We keep a **written log** of every chain, shackle and swivel we fit, so the next crew knows what is down "
         "there and when it was last seen, long before anything starts to wear through.\n\n"
         "Our crews have serviced moorings along this coast for forty years, and every buoy we lay is checked by the "
@@ -53,7 +53,7 @@ def test_what_follows_the_last_kept_block_stays_out() -> None:
     more = "".join(f"<li><a href='/s/{i}'>{name} moorings in the outer harbour</a></li>" for i, name in enumerate("AB"))
     content = extract(_page("website", after=f"<h3>More from us</h3><ul role='list'>{more}</ul>"), "text/html").content
 
-    assert "- Inspection : divers check" in content  # the gap is filled
+    assert "- Inspection: divers check" in content  # the gap is filled
     assert "More from us" not in content and "outer harbour" not in content
 
 

@@ -99,6 +99,24 @@ def test_page_text_leaves_out_regions_and_controls_marked_by_aria_role_as_by_tag
         assert gone not in found.content
 
 
+def test_page_text_reads_punctuation_onto_its_word_and_keeps_words_apart() -> None:
+    cards = "".join(
+        f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
+        for i in range(1, 61)
+    )
+    page = (
+        "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body><main>"
+        f"<h1>Mooring buoys</h1><div class='grid'>{cards}</div><p><b>Note</b>: tested by <a href='/crew'>our crew</a>"
+        f", twice a year (<a href='/log'>see the log</a>).</p><section><h2>How we test</h2>{_PROSE * 2}</section>"
+        "</main></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"
+    assert "Mooring buoy 1 £10.00" in found.content  # two spans: two words, never one
+    assert "Note: tested by our crew, twice a year (see the log)." in found.content
+
+
 def test_a_table_without_header_cells_still_comes_back_as_a_markdown_table() -> None:
     # documentation often lists options in a table of plain cells; trafilatura writes its rows without `|---|`
     rows = "".join(f"<tr><td><code>opt_{i}</code></td><td>What option {i} changes.</td></tr>" for i in range(5))

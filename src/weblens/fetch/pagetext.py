@@ -2,7 +2,7 @@
 
 One linear walk of the lxml tree. Every text node stays a separate word run (on real pages
 `<span>`s and `<a>`s are laid out as blocks, so gluing adjacent inline text would merge
-words), a block element starts a new line, and the structure a reader needs is kept:
+words; only punctuation is read onto the word it touches), a block element starts a new line, and the structure a reader needs is kept:
 headings as `#` lines, list items as `-` lines, code as fenced blocks, and data tables
 (cells without paragraphs, lists or tables in them) as markdown tables with a header row.
 A table used for layout is read as the blocks it holds.
@@ -39,6 +39,11 @@ _MAIN_SHARE = 0.5
 _ROLE_MAIN = etree.XPath("descendant::*[@role='main']")
 # Line kinds that follow each other without a blank line (a list's items, a table's rows).
 _RUNS = frozenset({"li", "row"})
+# Punctuation that closes the words before it, and brackets that open the words after: where two text nodes
+# meet with no space between them (`<b>Note</b>: read`, `word<sup>1</sup>, next`, `(<a>link</a>)`), the
+# punctuation is read onto its word instead of standing apart. Words themselves are never joined.
+_CLOSES = frozenset(",.;:!?)]}%")
+_OPENS = frozenset("([{")
 
 
 class _Writer:
@@ -49,12 +54,14 @@ class _Writer:
         self.words: list[str] = []
         self.prefix, self.kind = "", "p"
         self.count = 0
+        self.touching = False  # the last text added ended without a space
 
     def flush(self) -> None:
         if self.words:
             self.lines.append((self.kind, self.prefix + " ".join(self.words)))
             self.words = []
         self.prefix, self.kind = "", "p"
+        self.touching = False
 
     def start(self, kind: str, prefix: str) -> None:
         self.flush()
@@ -63,8 +70,12 @@ class _Writer:
     def add(self, text: str | None) -> None:
         if text:
             words = text.split()
-            self.words.extend(words)
             self.count += len(words)
+            touching = words and self.words and self.touching and not text[0].isspace()
+            if touching and (text[0] in _CLOSES or self.words[-1][-1] in _OPENS):
+                self.words[-1] += words.pop(0)
+            self.words.extend(words)
+            self.touching = not text[-1].isspace()
 
 
 
