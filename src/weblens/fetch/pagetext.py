@@ -2,8 +2,9 @@
 
 One linear walk of the lxml tree. Every text node stays a separate word run (on real pages
 `<span>`s and `<a>`s are laid out as blocks, so gluing adjacent inline text would merge
-words; only punctuation is read onto the word it touches), a block element starts a new line, and the structure a reader needs is kept:
-headings as `#` lines, list items as `-` lines, code as fenced blocks, and data tables
+words; only punctuation is read onto the word it touches), a block element starts a new
+line, and the structure a reader needs is kept: headings as `#` lines, list items as `-`
+lines, code as fenced blocks, and data tables
 (cells without paragraphs, lists or tables in them) as markdown tables with a header row.
 A table used for layout is read as the blocks it holds.
 """
