@@ -109,9 +109,10 @@ async def test_firecrawl_title_and_links_sit_inside_the_boundary() -> None:
             "metadata": {"title": "TITLE-INJECTION", "sourceURL": "https://example.com/", "statusCode": 200},
         }
         server.queue("/v1/scrape", Reply(body={"success": True, "data": data}))
-        runtime = Runtime(Settings(firecrawl={"base_url": server.url()}), cache=Cache(None), resolver=public_dns)
-        tool = firecrawl_tool(api_key="fc-test", runtime=runtime)
-        result = await tool.execute({"url": "https://example.com/", "include_links": True})
+        settings = Settings(firecrawl={"base_url": server.url()})
+        async with Runtime(settings, cache=Cache(None), resolver=public_dns) as runtime:
+            tool = firecrawl_tool(api_key="fc-test", runtime=runtime)
+            result = await tool.execute({"url": "https://example.com/", "include_links": True})
         assert result.ok, result.error
         assert "TITLE-INJECTION" in result.text and "LINK-INJECTION" in result.text
         outside = _outside_the_block(result.text)
@@ -166,33 +167,35 @@ def test_catalog_has_fetch_tools_and_firecrawl_only_with_a_key() -> None:
 
 async def test_firecrawl_tool_seed_contract() -> None:
     async with FirecrawlFake() as server:
-        runtime = Runtime(Settings(firecrawl={"base_url": server.url()}), cache=Cache(None), resolver=public_dns)
-        tool = firecrawl_tool(api_key="fc-secret", formats=["markdown"], timeout=20, runtime=runtime)
-        assert tool.json_schema["properties"]["include_links"]["type"] == "boolean"
-        result = await tool.execute({"url": "https://example.com/page", "includeLinks": True})
-        assert result.ok, result.error
-        assert result.data == {
-            "content": "# Scraped\n\nContent of https://example.com/page\n",
-            "title": "Scraped page",
-            "links": ["https://example.com/page/a", "https://example.com/page/b"],
-            "metadata": {"source_url": "https://example.com/page", "status_code": 200},
-        }
-        assert server.requests[0].json()["timeout"] == 20_000
-        assert "fc-secret" not in result.text
-        bare = await tool.execute({"url": "https://example.com/page"})
-        assert "links" not in bare.data
+        settings = Settings(firecrawl={"base_url": server.url()})
+        async with Runtime(settings, cache=Cache(None), resolver=public_dns) as runtime:
+            tool = firecrawl_tool(api_key="fc-secret", formats=["markdown"], timeout=20, runtime=runtime)
+            assert tool.json_schema["properties"]["include_links"]["type"] == "boolean"
+            result = await tool.execute({"url": "https://example.com/page", "includeLinks": True})
+            assert result.ok, result.error
+            assert result.data == {
+                "content": "# Scraped\n\nContent of https://example.com/page\n",
+                "title": "Scraped page",
+                "links": ["https://example.com/page/a", "https://example.com/page/b"],
+                "metadata": {"source_url": "https://example.com/page", "status_code": 200},
+            }
+            assert server.requests[0].json()["timeout"] == 20_000
+            assert "fc-secret" not in result.text
+            bare = await tool.execute({"url": "https://example.com/page"})
+            assert "links" not in bare.data
 
 
 async def test_firecrawl_tool_keeps_an_explicit_key_out_of_errors() -> None:
     async with FirecrawlFake() as server:
         key = "fc-passed-in-not-configured-7f3a"
         server.queue("/v1/scrape", Reply(status=401, body={"success": False, "error": f"Invalid token {key}"}))
-        runtime = Runtime(Settings(firecrawl={"base_url": server.url()}), cache=Cache(None), resolver=public_dns)
-        tool = firecrawl_tool(api_key=key, runtime=runtime)
-        result = await tool.execute({"url": "https://example.com/"})
-        assert result.error is not None and result.error.code == "not_configured"
-        assert key not in result.error.message and key not in result.text
-        assert "Invalid token ***" in result.error.message
+        settings = Settings(firecrawl={"base_url": server.url()})
+        async with Runtime(settings, cache=Cache(None), resolver=public_dns) as runtime:
+            tool = firecrawl_tool(api_key=key, runtime=runtime)
+            result = await tool.execute({"url": "https://example.com/"})
+            assert result.error is not None and result.error.code == "not_configured"
+            assert key not in result.error.message and key not in result.text
+            assert "Invalid token ***" in result.error.message
 
 
 def test_cli_fetch_prints_markdown_and_json(pages: PageServer, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -290,7 +293,7 @@ def test_cli_fetch_with_a_query(pages: PageServer, monkeypatch: pytest.MonkeyPat
 )  # fmt: skip
 async def test_firecrawl_tool_refuses_what_web_fetch_refuses(url: str, code: str) -> None:
     async with FirecrawlFake() as server:
-        runtime = Runtime(settings=Settings(firecrawl={"base_url": server.url()}), cache=Cache(None))
-        result = await firecrawl_tool(api_key="fc-test", runtime=runtime).execute({"url": url})
+        async with Runtime(settings=Settings(firecrawl={"base_url": server.url()}), cache=Cache(None)) as runtime:
+            result = await firecrawl_tool(api_key="fc-test", runtime=runtime).execute({"url": url})
         assert result.error is not None and result.error.code == code, result.text
         assert server.requests == []  # nothing was sent to Firecrawl
