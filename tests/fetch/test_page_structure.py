@@ -99,6 +99,28 @@ def test_page_text_leaves_out_regions_and_controls_marked_by_aria_role_as_by_tag
         assert gone not in found.content
 
 
+def test_page_text_leaves_out_a_pop_up_form_but_keeps_a_pop_up_without_one() -> None:
+    cards = "".join(f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span></a></div>" for i in range(1, 61))
+    sign_up = (
+        "<div role='dialog' class='popup'><h2>Join the Chandlery Club</h2><form action='/join'>"
+        "<p>Members hear first about end-of-season sales and the yard's open days, and get a tide almanac free "
+        "with their first order over forty pounds.</p><label>Email</label><input name='email'>"
+        "<button>Join</button></form></div>"
+    )
+    sheet = "<div role='dialog' class='sheet'><h3>Buoy sizes</h3><p>Sizes run from 300 to 900 mm across.</p></div>"
+    page = (
+        "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body>"
+        f"<h1>Mooring buoys</h1><div class='grid'>{cards}</div>{sign_up}{sheet}"
+        f"<section><h2>How we test</h2>{_PROSE * 2}</section></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"
+    assert "Chandlery Club" not in found.content and "tide almanac" not in found.content
+    assert "### Buoy sizes\n\nSizes run from 300 to 900 mm across." in found.content
+    assert "Mooring buoy 60" in found.content and "How we test" in found.content
+
+
 def test_page_text_reads_punctuation_onto_its_word_and_keeps_words_apart() -> None:
     cards = "".join(
         f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
