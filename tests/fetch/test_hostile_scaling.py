@@ -25,3 +25,12 @@ def test_a_page_of_many_main_elements_reads_every_one() -> None:
     out = extract(_page("".join(f"<main>w{i}</main>" for i in range(count))), _HTML)
     assert out.extractor == "page-text"
     assert out.content.split() == [f"w{i}" for i in range(count)]
+
+
+def test_a_short_page_with_an_attribute_flood_and_a_script() -> None:
+    # whether a browser would read more parsed the page again without cutting the flood (quadratic in libxml2)
+    flood = " ".join(f"a{i}=x" for i in range(150_000))
+    menu = " ".join(f"menu{i}" for i in range(35))
+    out = extract(_page(f"<nav>{menu}</nav><div {flood}>hi</div><script>var x = 1;</script>"), _HTML)
+    assert "hi" in out.content.split()
+    assert out.render_reason is None
