@@ -34,3 +34,11 @@ def test_a_short_page_with_an_attribute_flood_and_a_script() -> None:
     out = extract(_page(f"<nav>{menu}</nav><div {flood}>hi</div><script>var x = 1;</script>"), _HTML)
     assert "hi" in out.content.split()
     assert out.render_reason is None
+
+
+def test_punctuation_in_many_inline_tags_is_read_onto_its_word() -> None:
+    # the page text glued each piece onto the word before by copying that word: quadratic in the word's length
+    count = 300_000
+    out = extract(_page("<p>word" + "<b></b>,,,,,,,,,,,,,,,,,,,," * count + "</p>"), _HTML)
+    assert out.extractor == "page-text"
+    assert out.content == "word" + "," * 20 * count

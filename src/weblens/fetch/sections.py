@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
-from itertools import pairwise
+from collections.abc import Callable, Iterator
+from itertools import chain, pairwise
 
 from lxml import etree  # type: ignore[import-untyped]
 
@@ -140,12 +140,12 @@ def _blocks(lines: list[Line]) -> list[tuple[str, list[Line]]]:
     return blocks
 
 
-def _runs(words: list[str]) -> list[tuple[str, ...]]:
+def _runs(words: list[str]) -> Iterator[tuple[str, ...]]:
     """The word runs a block is matched by: every `_KEPT_WORDS` words in a row (a linear test, where a substring
     search per block costs the output's length for each), or the whole block when it is shorter."""
     if len(words) < _KEPT_WORDS:
-        return [tuple(words)] if words else []
-    return list(zip(words, words[1:], words[2:], strict=False))
+        return iter([tuple(words)] if words else [])
+    return zip(words, words[1:], words[2:], strict=False)
 
 
 def _chunks(markdown: str) -> list[str]:
@@ -166,25 +166,35 @@ def _chunks(markdown: str) -> list[str]:
     return chunks
 
 
+def _held_share(key: list[str], where: dict[tuple[str, ...], int], shorter: set[tuple[str, ...]]) -> float:
+    """The share of a page block's runs (its words `key`) that the output holds (1.0 for a block without words)."""
+    if len(key) >= _KEPT_WORDS:  # its runs are triples, which `shorter` never holds: counted in C
+        return sum(map(where.__contains__, _runs(key))) / (len(key) - _KEPT_WORDS + 1)
+    run = tuple(key)
+    return float(run in where or run in shorter) if key else 1.0
+
+
 def fill_gaps(lines: list[Line], kept: str) -> str | None:
     """`kept` (the pass's markdown) with the page text's blocks it left out between the first and the last
     block it holds put back in place, when their kind and size say content (`_GAP_WORDS`); None when there is
     no such span or what goes back adds too little to `kept`."""
-    chunks = _chunks(kept)
-    where: dict[tuple[str, ...], int] = {}  # each run of the output: the first chunk holding it
-    shorter: set[tuple[str, ...]] = set()  # and its single words and pairs
-    for index, chunk in enumerate(chunks):
-        words = _WORD.findall(chunk.lower())
-        for run in _runs(words):
-            where.setdefault(run, index)
-        shorter.update(zip(words, strict=False), pairwise(words))
     blocks = _blocks(lines)
     keys = [_WORD.findall(" ".join(text for _, text in block).lower()) for _, block in blocks]
-    runs = [_runs(key) for key in keys]
-    found = [
-        sum(run in where or run in shorter for run in block_runs) / len(block_runs) if block_runs else 1.0
-        for block_runs in runs
-    ]
+    if sum(len(key) >= _KEPT_WORDS for key in keys) < 2:
+        return None  # no two blocks can be held: no span (and the output is not indexed, its costliest part)
+    chunks = _chunks(kept)
+    chunk_words = [_WORD.findall(chunk.lower()) for chunk in chunks]
+    # each run of the output: the first chunk holding it (filled backwards, so the first chunk writes last; in
+    # C, not a Python loop per word: on a 5 MB page this index cost more than trafilatura's whole pass)
+    where: dict[tuple[str, ...], int] = {}
+    for index in range(len(chunks) - 1, -1, -1):
+        where.update(dict.fromkeys(_runs(chunk_words[index]), index))
+    # a block of one or two words is held when the output has them as a word or a pair anywhere
+    short = {tuple(key) for key in keys if 0 < len(key) < _KEPT_WORDS}
+    shorter = (
+        short.intersection(chain.from_iterable(chain(zip(w), pairwise(w)) for w in chunk_words)) if short else short
+    )
+    found = [_held_share(key, where, shorter) for key in keys]
     held = [len(key) >= _KEPT_WORDS and share >= _GAP_HELD for key, share in zip(keys, found, strict=True)]
     if held.count(True) < 2:
         return None
@@ -197,7 +207,7 @@ def fill_gaps(lines: list[Line], kept: str) -> str | None:
         kind, block = blocks[index]
         key = tuple(keys[index])
         if held[index]:
-            at = max(at, max(where[run] for run in runs[index] if run in where))
+            at = max(at, max(where[run] for run in _runs(keys[index]) if run in where))
         elif found[index] <= _GAP_NEW and len(key) >= _GAP_WORDS.get(kind, len(key) + 1) and key not in back:
             back.add(key)
             after.setdefault(at, []).extend(block)
