@@ -42,3 +42,30 @@ def test_punctuation_in_many_inline_tags_is_read_onto_its_word() -> None:
     out = extract(_page("<p>word" + "<b></b>,,,,,,,,,,,,,,,,,,,," * count + "</p>"), _HTML)
     assert out.extractor == "page-text"
     assert out.content == "word" + "," * 20 * count
+
+
+def test_posts_nested_in_posts_are_read_once() -> None:
+    # each nested post's body was walked (and written) again by every post around it: the depth times the page
+    post = '<div itemscope itemtype="https://schema.org/Comment"><span itemprop="author">a</span><div itemprop="text">'
+    count = 200_000
+    inner = "".join(f"<i>{i}</i> " for i in range(count))
+    out = extract(_page(post * 120 + inner + "</div></div>" * 120), _HTML)
+    assert [word for word in out.content.split() if word.isdigit()] == [str(i) for i in range(count)]
+
+
+def _item(kind: str, author: str, text: str, inner: str = "") -> str:
+    return (
+        f'<div itemscope itemtype="https://schema.org/{kind}"><span itemprop="author">{author}</span>'
+        f'<div itemprop="text"><p>{text}</p></div>{inner}</div>'
+    )
+
+
+def test_the_one_pass_item_index_keeps_comments_on_answers_out_of_a_thread() -> None:
+    # the index of items and properties that replaced the per-post walks still tells a Q&A page's remarks apart
+    answers = _item("Answer", "first", "answer " * 40, _item("Comment", "c1", "remark one here"))
+    answers += _item("Answer", "second", "reply " * 40, "<div>" + _item("Comment", "c2", "remark two here") + "</div>")
+    out = extract(_page("<main>" + _item("Question", "asker", "question " * 40) + answers + "</main>"), _HTML)
+    assert out.extractor == "thread"
+    authors = [line for line in out.content.split("\n") if line.startswith("**")]
+    assert authors == ["**asker**", "**first**", "**second**"]
+    assert "remark" not in out.content

@@ -358,8 +358,8 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     meta = _meta(tree)
     title = _title(tree, meta)
     # read while the scripts are there: a thread's first post may be only in its JSON-LD
-    thread = thread_markdown(tree, _heading(tree) or title)
     shown = visible_text(tree)
+    thread = thread_markdown(tree, _heading(tree) or title, len(shown))
     kind = challenge_kind(tree, title, shown)
     if kind is not None:
         where = f" ({url})" if url else ""
