@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import pytest
 
+from weblens.cache import Cache
+from weblens.config import Settings
+from weblens.fetch import Fetcher
 from weblens.fetch.extract import extract
 from weblens.fetch.sections import merge_sections
+from weblens.testing import Reply
+from weblens.testing.pages import PageServer
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -81,3 +86,18 @@ def test_a_named_box_is_matched_against_every_section_in_one_pass() -> None:
     boxes = " ".join(f"heading {i}" for i in range(0, count, 2))  # a cookie box repeating every other heading
     merged = merge_sections(page, "kept words " * 100, lambda: boxes)
     assert merged == "\n\n".join(f"## Heading {i}" for i in range(1, count, 2))
+
+
+async def test_a_post_nested_deep_in_emphasis_is_read_within_the_cpu_deadline(pages: PageServer) -> None:
+    # a post's inline text was collapsed again at every level of nesting: 240 nested <b> around 2 MB of words took
+    # ~10 s of CPU (over the 4 s deadline below, so the fetch failed), now ~0.5 s
+    words = "word and more " * 150_000
+    body = "<b>" * 240 + words + "</b>" * 240
+    page = _page(_item("Question", "asker", body) + _item("Answer", "second", "a short answer"))
+    pages.route("GET", "/thread", Reply(body=page, content_type=_HTML))
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 1, "extract_timeout": 4, "timeout": 60})
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        document = await fetcher.fetch(pages.url("/thread"))
+    assert document.extractor == "thread"
+    assert "**asker**\n\n" + "**" * 240 + "word and more word" in document.content
+    assert document.total_length > len(words)
