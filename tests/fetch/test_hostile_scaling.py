@@ -101,3 +101,28 @@ async def test_a_post_nested_deep_in_emphasis_is_read_within_the_cpu_deadline(pa
     assert document.extractor == "thread"
     assert "**asker**\n\n" + "**" * 240 + "word and more word" in document.content
     assert document.total_length > len(words)
+
+
+def _thread(body: str) -> bytes:
+    return _page(_item("Question", "asker", body) + _item("Answer", "second", "a short answer"))
+
+
+def test_tables_nested_in_a_post_are_written_once() -> None:
+    # a post's table listed the rows of the tables nested in its cells too, whose text its cells already held:
+    # each level repeated everything below it (50 levels: 49 MB out of a 1 MB page)
+    count = 70_000
+    body = "<table><tr><td>cell</td><td>" * 50 + "word and more " * count + "</td></tr></table>" * 50
+    page = _thread(body)
+    out = extract(page, _HTML)
+    assert out.extractor == "thread"
+    assert out.content.count("word and more") == count
+    assert len(out.content) < 2 * len(page)
+
+
+def test_quotes_nested_in_a_post_are_marked_a_bounded_number_of_times() -> None:
+    # each level of quoting prefixed every line under it again: 200 levels made 20 MB of a 0.8 MB post
+    out = extract(_thread("<blockquote>" * 40 + "line of words<br>" * 1_000 + "</blockquote>" * 40), _HTML)
+    assert out.extractor == "thread"
+    quoted = [line for line in out.content.split("\n") if line.endswith("line of words")]
+    assert len(quoted) == 1_000
+    assert {line.count(">") for line in quoted} == {8}

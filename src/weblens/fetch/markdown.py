@@ -21,6 +21,12 @@ _BLOCK = frozenset(
 )  # fmt: skip
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
+# A table's own rows, not those of tables nested in its cells (their text is in the cell: listed again, each level
+# of nesting repeated all below it, 50 nested tables made 49 MB of a 1 MB post).
+_OWN_ROWS = etree.XPath("descendant::tr[count(ancestor::table[1] | $table) = 1]")
+# Quotes nested deeper than this are not marked again: each mark repeats every line under it (200 nested quotes
+# made 20 MB of a 0.8 MB post); forums nest quotes a few levels.
+_MAX_QUOTES = 8
 
 
 class _Level:
@@ -172,7 +178,8 @@ def _render_inline(child: etree._Element) -> str:
 
 def _table(table: etree._Element) -> str:
     rows = [
-        [" ".join(cell.text_content().split()) for cell in row if cell.tag in ("td", "th")] for row in table.iter("tr")
+        [" ".join(cell.text_content().split()) for cell in row if cell.tag in ("td", "th")]
+        for row in _OWN_ROWS(table, table=table)
     ]
     rows = [row for row in rows if row]
     if not rows:
@@ -183,8 +190,8 @@ def _table(table: etree._Element) -> str:
     return "\n".join(lines)
 
 
-def _blocks(element: etree._Element, out: list[str], depth: int = 0) -> None:
-    """Append the element's blocks (markdown paragraphs) to `out`."""
+def _blocks(element: etree._Element, out: list[str], depth: int = 0, quotes: int = 0) -> None:
+    """Append the element's blocks (markdown paragraphs) to `out`; `quotes`: the quotes it sits in."""
     pending: list[str] = [element.text or ""]
 
     def flush() -> None:
@@ -214,14 +221,14 @@ def _blocks(element: etree._Element, out: list[str], depth: int = 0) -> None:
             marks = [f"{n}." for n in range(1, len(items) + 1)] if tag == "ol" else ["-"] * len(items)
             lines = (f"{'  ' * depth}{m} {' '.join(_inline(li).split())}" for m, li in zip(marks, items, strict=True))
             out.append("\n".join(lines))
-        elif tag == "blockquote":
+        elif tag == "blockquote" and quotes < _MAX_QUOTES:
             flush()
             quoted: list[str] = []
-            _blocks(child, quoted, depth)
+            _blocks(child, quoted, depth, quotes + 1)
             out.append("\n".join("> " + line for line in "\n\n".join(quoted).split("\n")))
-        elif tag in _BLOCK:
+        elif tag in _BLOCK or tag == "blockquote":
             flush()
-            _blocks(child, out, depth)
+            _blocks(child, out, depth, quotes)
         else:
             pending.append(_render_inline(child))
         pending.append(child.tail or "")
