@@ -93,8 +93,8 @@ def under_cap(scale: int) -> str:  # ~29 990 elements (just under html.py's cap)
     return _page("".join(f"<div><span>{_sentence(i)}</span></div>" for i in range(per // 2)))
 
 
-def glued_punctuation(scale: int) -> str:  # 200 000 commas in inline tags after one word at 16x
-    return _page("<p>word" + "<b></b>," * (12_500 * scale) + "</p>")
+def glued_punctuation(scale: int) -> str:  # 200 000 runs of 20 commas in inline tags after one word at 16x
+    return _page("<p>word" + "<b></b>,,,,,,,,,,,,,,,,,,,," * (12_500 * scale) + "</p>")
 
 
 def main_elements(scale: int) -> str:  # 16 000 <main> elements at 16x
@@ -118,6 +118,43 @@ def named_boxes(scale: int) -> str:  # a service page under one div named "modal
     return _page(f'<div class="modal-open"><article><p>{_sentence(0)}</p></article>{sections}</div>')
 
 
+def _post(kind: str, body: str) -> str:
+    return (
+        f'<div itemscope itemtype="https://schema.org/{kind}"><span itemprop="author">a</span>'
+        f'<div itemprop="text">{body}</div></div>'
+    )
+
+
+def _thread(body: str) -> str:
+    return _page(_post("Question", body) + _post("Answer", "a short answer here"))
+
+
+def nested_emphasis(scale: int) -> str:  # a post's 4 MB of words inside 240 nested <b> at 16x
+    return _thread("<b>" * 240 + "word and more " * (18_750 * scale) + "</b>" * 240)
+
+
+def post_nested_tables(scale: int) -> str:  # a post's 4 MB of words inside 50 nested tables at 16x
+    cells = "<table><tr><td>cell</td><td>"
+    return _thread(cells * 50 + "word and more " * (18_750 * scale) + "</td></tr></table>" * 50)
+
+
+def post_nested_quotes(scale: int) -> str:  # 200 nested quotes around 200 000 lines at 16x
+    return _thread("<blockquote>" * 200 + "line of words<br>" * (12_500 * scale) + "</blockquote>" * 200)
+
+
+def deep_hydration(scale: int) -> str:  # an empty shell whose JSON holds 1.6 M short strings 60 levels deep at 16x
+    blob = "[" * 60 + json.dumps(["x"] * (100_000 * scale))[1:-1] + "]" * 60
+    return _page('<div id="__next"></div><script id="__NEXT_DATA__" type="application/json">' + blob + "</script>")
+
+
+def product_boxes(scale: int) -> str:  # a product page of 29 000 headings under a named box at 16x (sections merge)
+    sentence = "Our team explains each of the services we offer in clear and plain words for you, every day"
+    ld = '<script type="application/ld+json">{"@type": "Product", "name": "Thing"}</script>'
+    article = "<article>" + "".join(f"<p>{sentence} {i}.</p>" for i in range(100)) + "</article>"
+    headings = "".join(f"<h2>h{i}</h2>" for i in range(29_000 * scale // 16))
+    return _page(f'<div class="modal-open">{article}{headings}</div>', ld)
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "list items": list_items,
     "one text node": text_node,
@@ -136,6 +173,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "nested posts": nested_posts,
     "render check flood": render_flood,
     "named boxes": named_boxes,
+    "post: nested emphasis": nested_emphasis,
+    "post: nested tables": post_nested_tables,
+    "post: nested quotes": post_nested_quotes,
+    "deep hydration JSON": deep_hydration,
+    "product under a box": product_boxes,
 }
 
 
