@@ -272,7 +272,7 @@ def _clean_markdown(text: str) -> str:
     # trafilatura escapes every `_` (a word character: `snake\_case` is two words); other escapes are left.
     # Inside a fenced block, tags are the page's own code.
     parts = text.replace("\\_", "_").split("```")
-    parts[::2] = [_INLINE_TAGS.sub(_code_span, part) for part in parts[::2]]
+    parts[::2] = [_INLINE_TAGS.sub(_code_span, part) if "<" in part else part for part in parts[::2]]
     return "```".join(parts).strip()
 
 
@@ -357,8 +357,8 @@ def extract_html(html: str, url: str | None = None) -> HtmlExtract:
 def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     meta = _meta(tree)
     title = _title(tree, meta)
-    # read while the scripts are there: a thread's first post may be only in its JSON-LD
     shown = visible_text(tree)
+    # read while the scripts are there: a thread's first post may be only in its JSON-LD
     thread = thread_markdown(tree, _heading(tree) or title, len(shown))
     kind = challenge_kind(tree, title, shown)
     if kind is not None:
@@ -370,9 +370,10 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         )
     byline, date = _first(meta, _BYLINE_KEYS), _first(meta, _DATE_KEYS)
     visible_chars = len(shown)
+    shown_words = _words(shown)  # counted once: on a page of 5 MB of text each count is a fifth of trafilatura's time
     if visible_chars < SHELL_VISIBLE_CHARS:
         hydrated = hydration_text(tree)
-        if _words(hydrated) > _words(shown):
+        if _words(hydrated) > shown_words:
             return HtmlExtract(hydrated, title, byline, date, method="hydration", visible_chars=visible_chars)
     if _NODE_COUNT(tree) > _MAX_ELEMENTS:
         page = lines_markdown(_page_text(tree)[0])
@@ -382,23 +383,26 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     for unseen in _UNSEEN(tree):
         unseen.drop_tree()
     content, method = _markdown(tree, url), "trafilatura"
-    if _words(content) < _SECOND_OPINION_SHARE * _words(shown):
+    kept = _words(content)
+    if kept < _SECOND_OPINION_SHARE * shown_words:
         content = _markdown(tree, url, fast=False)
+        kept = _words(content)
     if thread is not None and _covers(thread, content):
         content, method = without_repeated_quotes(thread), "thread"
+        kept = _words(content)
     # the visible text bounds the page text: skip building it when it cannot win
     share = _UNDECLARED_SHARE if declared == "other" and method != "thread" else _RECALL_FLOOR
     if declared == "other" and method == "trafilatura" and _CODE_BLOCKS(tree) >= _DOCS_CODE_BLOCKS:
         share = _DOCS_SHARE
     # a page of sections (sections.py) may keep more of the page text than the main-content pass
-    sections = method == "trafilatura" and _sectioned(declared, content, shown)
+    sections = method == "trafilatura" and _sectioned(declared, kept, shown_words)
     gaps = method == "trafilatura" and declared in _MERGE_SHARES
-    if sections or gaps or _words(content) < share * _words(shown):
+    if sections or gaps or kept < share * shown_words:
         lines, words = _page_text(tree)
         page = lines_markdown(lines)
-        if _words(content) < share * words:
+        if kept < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
-        if sections and _words(content) < _MERGE_SHARES[declared] * words and _merge_holds(declared, page, content):
+        if sections and kept < _MERGE_SHARES[declared] * words and _merge_holds(declared, page, content):
             merged = merge_sections(page, content, lambda: named_box_words(tree))
             if merged is not None:
                 return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
@@ -408,12 +412,11 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)
 
 
-def _sectioned(declared: str, content: str, shown: str) -> bool:
-    """Whether the main-content pass may have kept one section of a page of sections (sections.py); the words
-    shown bound the page text's, so most pages are ruled out before the page text is built."""
-    kept = _words(content)
+def _sectioned(declared: str, kept: int, shown: int) -> bool:
+    """Whether the main-content pass (`kept` words) may have kept one section of a page of sections (sections.py);
+    the words shown bound the page text's, so most pages are ruled out before the page text is built."""
     share = _MERGE_SHARES.get(declared)
-    return share is not None and kept <= MAX_KEPT_WORDS and kept < share * _words(shown)
+    return share is not None and kept <= MAX_KEPT_WORDS and kept < share * shown
 
 
 def _merge_holds(declared: str, page: str, content: str) -> bool:

@@ -223,6 +223,8 @@ def fill_gaps(lines: list[Line], kept: str) -> str | None:
     block it holds put back in place, when their kind and size say content (`_GAP_WORDS`); None when there is
     no such span or what goes back adds too little to `kept`."""
     blocks = _blocks(lines)
+    if len(blocks) < 2:
+        return None  # no two blocks to hold (and a page of one long paragraph is not read twice)
     keys = [_WORD.findall(" ".join(text for _, text in block).lower()) for _, block in blocks]
     if sum(len(key) >= _KEPT_WORDS for key in keys) < 2:
         return None  # no two blocks can be held: no span (and the output is not indexed, its costliest part)
