@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
-from itertools import chain, pairwise
+from itertools import chain, pairwise, repeat
 
 from lxml import etree  # type: ignore[import-untyped]
 
@@ -253,7 +253,7 @@ def fill_gaps(lines: list[Line], kept: str) -> str | None:
         kind, block = blocks[index]
         key = tuple(keys[index])
         if held[index]:
-            at = max(at, max(where[run] for run in _runs(keys[index]) if run in where))
+            at = max(at, max(map(where.get, _runs(keys[index]), repeat(-1))))  # in C: -1 for a run not there
         elif found[index] <= _GAP_NEW and len(key) >= _GAP_WORDS.get(kind, len(key) + 1) and key not in back:
             back.add(key)
             after.setdefault(at, []).extend(block)
