@@ -139,3 +139,11 @@ def test_a_shell_s_json_is_read_to_its_depth_bound(levels: int, read: bool) -> N
     script = f'<script id="__NEXT_DATA__" type="application/json">{blob}</script>'
     out = extract(_page('<div id="__next"></div>' + script), _HTML)
     assert out.content == (f"{prose}\n\n{prose}, again" if read else "")
+
+
+def test_the_text_after_a_script_too_large_for_the_parser_is_kept() -> None:
+    # libxml2 refuses a text node over 10 000 000 bytes and stops parsing there: within the 10 MiB download cap,
+    # a page holding one such inline script lost everything after it
+    data = '<script type="application/ld+json">"' + "a" * 10_100_000 + '"</script>'
+    out = extract(_page("<p>" + "Words before the data. " * 20 + "</p>" + data + "<p>Words after the data.</p>"), _HTML)
+    assert out.content.endswith("Words after the data.")

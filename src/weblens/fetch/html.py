@@ -1,7 +1,8 @@
 """HTML to the main content as markdown, plus title, byline and date.
 
-The page is parsed once, with lxml (after `bound_attributes` cut any attribute flood, the
-one input that makes the parser itself slow); title, byline and date come from that tree,
+The page is parsed once, with lxml (after `bound_markup` cut any attribute flood, the
+one input that makes the parser itself slow, and any script too large for it to keep the
+rest of the page); title, byline and date come from that tree,
 never from a regex over the source. weblens reads a page as a browser without JavaScript
 would: scripts and styles are not text, `<noscript>` content is.
 
@@ -39,7 +40,7 @@ from lxml import html as lxml_html
 from weblens.errors import BlockedError
 from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
-from weblens.fetch.markup import bound_attributes, flatten_markup
+from weblens.fetch.markup import bound_markup, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import Line, lines_markdown, main_region, page_lines
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
@@ -173,7 +174,7 @@ class HtmlExtract:
 def parse_html(html: str) -> lxml_html.HtmlElement | None:
     """The page's tree, or None when lxml finds no document in it."""
     try:
-        tree = lxml_html.fromstring(bound_attributes(html).encode("utf-8", "surrogatepass"), parser=_PARSER)
+        tree = lxml_html.fromstring(bound_markup(html).encode("utf-8", "surrogatepass"), parser=_PARSER)
     except (etree.ParserError, ValueError):
         return None
     return tree

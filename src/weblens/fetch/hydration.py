@@ -17,7 +17,7 @@ from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 
 from weblens.fetch.markdown import element_markdown
-from weblens.fetch.markup import bound_attributes
+from weblens.fetch.markup import bound_markup
 
 __all__ = ["hydration_text"]
 
@@ -37,7 +37,7 @@ def _prose(value: str) -> str | None:
         return None
     if "<" in text and ">" in text:
         try:
-            text = element_markdown(lxml_html.fragment_fromstring(bound_attributes(text), create_parent="div"))
+            text = element_markdown(lxml_html.fragment_fromstring(bound_markup(text), create_parent="div"))
         except (etree.ParserError, ValueError):
             return None
     words = text.split()
