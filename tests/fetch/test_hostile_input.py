@@ -15,7 +15,7 @@ from lxml import html as lxml_html
 from weblens.fetch.decode import charset_from_content_type, decode_body
 from weblens.fetch.extract import extract
 from weblens.fetch.html import visible_text_length
-from weblens.fetch.markup import MAX_ATTRIBUTES, bound_attributes
+from weblens.fetch.markup import MAX_ATTRIBUTES, bound_markup
 from weblens.search.models import clean_text
 
 pytestmark = pytest.mark.timeout(60)
@@ -65,7 +65,7 @@ def test_visible_text_length_of_hostile_pages(html: str) -> None:
 
 
 def test_an_attribute_flood_is_cut_before_the_parser_sees_it() -> None:
-    bounded = bound_attributes(HOSTILE_PAGES["attribute flood"])
+    bounded = bound_markup(HOSTILE_PAGES["attribute flood"])
     element = lxml_html.fromstring(bounded)
     assert len(element.attrib) == MAX_ATTRIBUTES and element.text_content() == "hi"
 
@@ -75,7 +75,7 @@ def test_ordinary_markup_passes_unchanged() -> None:
         "<!DOCTYPE html><html><head><script>if (a<b && c>d) x = '<div a b c>';</script></head>"
         '<body><!-- <p> --><img src="x.png" alt="a > b" data-x=\'<y>\'><p class=a id=b>text</p></body></html>'
     )
-    assert bound_attributes(page) == page
+    assert bound_markup(page) == page
 
 
 @pytest.mark.parametrize(

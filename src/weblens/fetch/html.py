@@ -1,7 +1,8 @@
 """HTML to the main content as markdown, plus title, byline and date.
 
-The page is parsed once, with lxml (after `bound_attributes` cut any attribute flood, the
-one input that makes the parser itself slow); title, byline and date come from that tree,
+The page is parsed once, with lxml (after `bound_markup` cut any attribute flood, the
+one input that makes the parser itself slow, and any script too large for it to keep the
+rest of the page); title, byline and date come from that tree,
 never from a regex over the source. weblens reads a page as a browser without JavaScript
 would: scripts and styles are not text, `<noscript>` content is.
 
@@ -39,7 +40,7 @@ from lxml import html as lxml_html
 from weblens.errors import BlockedError
 from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
-from weblens.fetch.markup import bound_attributes, flatten_markup
+from weblens.fetch.markup import bound_markup, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import Line, lines_markdown, main_region, page_lines
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
@@ -173,7 +174,7 @@ class HtmlExtract:
 def parse_html(html: str) -> lxml_html.HtmlElement | None:
     """The page's tree, or None when lxml finds no document in it."""
     try:
-        tree = lxml_html.fromstring(bound_attributes(html).encode("utf-8", "surrogatepass"), parser=_PARSER)
+        tree = lxml_html.fromstring(bound_markup(html).encode("utf-8", "surrogatepass"), parser=_PARSER)
     except (etree.ParserError, ValueError):
         return None
     return tree
@@ -272,7 +273,7 @@ def _clean_markdown(text: str) -> str:
     # trafilatura escapes every `_` (a word character: `snake\_case` is two words); other escapes are left.
     # Inside a fenced block, tags are the page's own code.
     parts = text.replace("\\_", "_").split("```")
-    parts[::2] = [_INLINE_TAGS.sub(_code_span, part) for part in parts[::2]]
+    parts[::2] = [_INLINE_TAGS.sub(_code_span, part) if "<" in part else part for part in parts[::2]]
     return "```".join(parts).strip()
 
 
@@ -357,9 +358,9 @@ def extract_html(html: str, url: str | None = None) -> HtmlExtract:
 def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     meta = _meta(tree)
     title = _title(tree, meta)
-    # read while the scripts are there: a thread's first post may be only in its JSON-LD
-    thread = thread_markdown(tree, _heading(tree) or title)
     shown = visible_text(tree)
+    # read while the scripts are there: a thread's first post may be only in its JSON-LD
+    thread = thread_markdown(tree, _heading(tree) or title, len(shown))
     kind = challenge_kind(tree, title, shown)
     if kind is not None:
         where = f" ({url})" if url else ""
@@ -370,9 +371,10 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         )
     byline, date = _first(meta, _BYLINE_KEYS), _first(meta, _DATE_KEYS)
     visible_chars = len(shown)
+    shown_words = _words(shown)  # counted once: on a page of 5 MB of text each count is a fifth of trafilatura's time
     if visible_chars < SHELL_VISIBLE_CHARS:
         hydrated = hydration_text(tree)
-        if _words(hydrated) > _words(shown):
+        if _words(hydrated) > shown_words:
             return HtmlExtract(hydrated, title, byline, date, method="hydration", visible_chars=visible_chars)
     if _NODE_COUNT(tree) > _MAX_ELEMENTS:
         page = lines_markdown(_page_text(tree)[0])
@@ -382,23 +384,26 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     for unseen in _UNSEEN(tree):
         unseen.drop_tree()
     content, method = _markdown(tree, url), "trafilatura"
-    if _words(content) < _SECOND_OPINION_SHARE * _words(shown):
+    kept = _words(content)
+    if kept < _SECOND_OPINION_SHARE * shown_words:
         content = _markdown(tree, url, fast=False)
+        kept = _words(content)
     if thread is not None and _covers(thread, content):
         content, method = without_repeated_quotes(thread), "thread"
+        kept = _words(content)
     # the visible text bounds the page text: skip building it when it cannot win
     share = _UNDECLARED_SHARE if declared == "other" and method != "thread" else _RECALL_FLOOR
     if declared == "other" and method == "trafilatura" and _CODE_BLOCKS(tree) >= _DOCS_CODE_BLOCKS:
         share = _DOCS_SHARE
     # a page of sections (sections.py) may keep more of the page text than the main-content pass
-    sections = method == "trafilatura" and _sectioned(declared, content, shown)
+    sections = method == "trafilatura" and _sectioned(declared, kept, shown_words)
     gaps = method == "trafilatura" and declared in _MERGE_SHARES
-    if sections or gaps or _words(content) < share * _words(shown):
+    if sections or gaps or kept < share * shown_words:
         lines, words = _page_text(tree)
         page = lines_markdown(lines)
-        if _words(content) < share * words:
+        if kept < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
-        if sections and _words(content) < _MERGE_SHARES[declared] * words and _merge_holds(declared, page, content):
+        if sections and kept < _MERGE_SHARES[declared] * words and _merge_holds(declared, page, content):
             merged = merge_sections(page, content, lambda: named_box_words(tree))
             if merged is not None:
                 return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
@@ -408,12 +413,11 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)
 
 
-def _sectioned(declared: str, content: str, shown: str) -> bool:
-    """Whether the main-content pass may have kept one section of a page of sections (sections.py); the words
-    shown bound the page text's, so most pages are ruled out before the page text is built."""
-    kept = _words(content)
+def _sectioned(declared: str, kept: int, shown: int) -> bool:
+    """Whether the main-content pass (`kept` words) may have kept one section of a page of sections (sections.py);
+    the words shown bound the page text's, so most pages are ruled out before the page text is built."""
     share = _MERGE_SHARES.get(declared)
-    return share is not None and kept <= MAX_KEPT_WORDS and kept < share * _words(shown)
+    return share is not None and kept <= MAX_KEPT_WORDS and kept < share * shown
 
 
 def _merge_holds(declared: str, page: str, content: str) -> bool:

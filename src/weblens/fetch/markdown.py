@@ -21,15 +21,145 @@ _BLOCK = frozenset(
 )  # fmt: skip
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
+# A table's own rows, not those of tables nested in its cells (their text is in the cell: listed again, each level
+# of nesting repeated all below it, 50 nested tables made 49 MB of a 1 MB post).
+_OWN_ROWS = etree.XPath("descendant::tr[count(ancestor::table[1] | $table) = 1]")
+# Quotes nested deeper than this are not marked again: each mark repeats every line under it (200 nested quotes
+# made 20 MB of a 0.8 MB post); forums nest quotes a few levels.
+_MAX_QUOTES = 8
+
+
+class _Level:
+    """An open inline element: how deep it sits, its emphasis marker, whether a word has shown in it yet, and the
+    line breaks an emphasis without words yet holds back (they stand only if no word follows)."""
+
+    __slots__ = ("deferred", "depth", "marker", "started")
+
+    def __init__(self, depth: int, marker: str) -> None:
+        self.depth, self.marker = depth, marker
+        self.started = False
+        self.deferred = 0
+
+
+class _Inline:
+    """An element's inline content in one pass: each element's text with spaces collapsed line by line and its
+    leading and trailing spaces dropped (so its first and last word touch what is around it unless a space lies
+    outside it), an emphasis with words on one line between its markers. Collapsing each element's text again
+    at every level it is nested in cost the depth times the text (240 nested spans: 14 s for 4 MB)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.line: list[str] = []
+        self.space = False  # a space is due before the next word ...
+        self.space_depth = 0  # ... from the element this deep (dropped when it ends first)
+        self.levels: list[_Level] = []
+        self.unstarted: int | None = None  # the outermost open element no word has shown in yet
+        self.emphases: list[_Level] = []
+
+    def result(self) -> str:
+        return "\n".join([*self.lines, "".join(self.line)])
+
+    def element(self, element: etree._Element, marker: str) -> None:
+        self._enter(marker)
+        self._text(element.text)
+        for child in element:
+            self._child(child)
+            self._text(child.tail)
+        self._exit()
+
+    def _child(self, child: etree._Element) -> None:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if not tag or tag in _SKIP:
+            return
+        if tag == "br":
+            self._breaks(1)
+        elif tag == "code":
+            text = " ".join(child.text_content().split())
+            if text:
+                self._word(f"`{text}`")
+        else:
+            self.element(child, _EMPHASIS.get(tag, ""))
+
+    def _enter(self, marker: str) -> None:
+        level = _Level(len(self.levels) + 1, marker)
+        if self.unstarted is None:
+            self.unstarted = len(self.levels)
+        self.levels.append(level)
+        if marker:
+            self.emphases.append(level)
+
+    def _exit(self) -> None:
+        level = self.levels.pop()
+        if level.marker:
+            self.emphases.pop()
+        if level.started:
+            if self.space and self.space_depth >= level.depth:
+                self.space = False  # its trailing space
+            if level.marker:
+                self.line.append(level.marker)
+            return
+        if self.unstarted == len(self.levels):
+            self.unstarted = None
+        if level.deferred:  # an emphasis without words keeps its line breaks
+            self._breaks(level.deferred)
+
+    def _blank(self, depth: int) -> None:
+        if self.space:
+            self.space_depth = min(self.space_depth, depth)
+        else:
+            self.space, self.space_depth = True, depth
+
+    def _text(self, text: str | None) -> None:
+        if not text:
+            return
+        for index, segment in enumerate(text.split("\n")):
+            if index:
+                self._breaks(1)
+            words = segment.split()
+            if not words:
+                if segment and self.unstarted is None:  # leading spaces of an element are dropped
+                    self._blank(len(self.levels))
+                continue
+            if segment[0].isspace() and self.unstarted is None:
+                self._blank(len(self.levels))
+            self._word(" ".join(words))
+            if segment[-1].isspace():
+                self._blank(len(self.levels))
+
+    def _word(self, text: str) -> None:
+        markers: list[str] = []
+        if self.unstarted is not None:  # the first word of the elements opened since the last one
+            for level in self.levels[self.unstarted :]:
+                level.started = True
+                level.deferred = 0  # an emphasis's leading line breaks are dropped
+                if level.marker:
+                    markers.append(level.marker)
+            self.unstarted = None
+        if self.space and self.line:
+            self.line.append(" ")
+        self.space = False
+        self.line += markers
+        self.line.append(text)
+
+    def _breaks(self, count: int) -> None:
+        if self.emphases:  # in an emphasis, a line break is a space (or held back until a word shows)
+            level = self.emphases[-1]
+            if level.started:
+                self._blank(level.depth)
+            else:
+                level.deferred += count
+            return
+        self.lines.append("".join(self.line))
+        self.lines.extend([""] * (count - 1))
+        self.line = []
+        self.space = False
 
 
 def _inline(element: etree._Element) -> str:
     """The element's text with inline code and emphasis marked, spaces collapsed (line breaks kept)."""
-    parts: list[str] = [element.text or ""]
-    for child in element:
-        parts.append(_render_inline(child))
-        parts.append(child.tail or "")
-    return "\n".join(" ".join(line.split()) for line in "".join(parts).split("\n"))
+    writer = _Inline()
+    writer.element(element, "")
+    return writer.result()
 
 
 def _render_inline(child: etree._Element) -> str:
@@ -41,15 +171,15 @@ def _render_inline(child: etree._Element) -> str:
     if tag == "code":
         text = " ".join(child.text_content().split())
         return f"`{text}`" if text else ""
-    text = _inline(child)
-    if tag in _EMPHASIS and text.strip():
-        return f"{_EMPHASIS[tag]}{' '.join(text.split())}{_EMPHASIS[tag]}"
-    return text
+    writer = _Inline()
+    writer.element(child, _EMPHASIS.get(tag, ""))
+    return writer.result()
 
 
 def _table(table: etree._Element) -> str:
     rows = [
-        [" ".join(cell.text_content().split()) for cell in row if cell.tag in ("td", "th")] for row in table.iter("tr")
+        [" ".join(cell.text_content().split()) for cell in row if cell.tag in ("td", "th")]
+        for row in _OWN_ROWS(table, table=table)
     ]
     rows = [row for row in rows if row]
     if not rows:
@@ -60,8 +190,8 @@ def _table(table: etree._Element) -> str:
     return "\n".join(lines)
 
 
-def _blocks(element: etree._Element, out: list[str], depth: int = 0) -> None:
-    """Append the element's blocks (markdown paragraphs) to `out`."""
+def _blocks(element: etree._Element, out: list[str], depth: int = 0, quotes: int = 0) -> None:
+    """Append the element's blocks (markdown paragraphs) to `out`; `quotes`: the quotes it sits in."""
     pending: list[str] = [element.text or ""]
 
     def flush() -> None:
@@ -91,14 +221,14 @@ def _blocks(element: etree._Element, out: list[str], depth: int = 0) -> None:
             marks = [f"{n}." for n in range(1, len(items) + 1)] if tag == "ol" else ["-"] * len(items)
             lines = (f"{'  ' * depth}{m} {' '.join(_inline(li).split())}" for m, li in zip(marks, items, strict=True))
             out.append("\n".join(lines))
-        elif tag == "blockquote":
+        elif tag == "blockquote" and quotes < _MAX_QUOTES:
             flush()
             quoted: list[str] = []
-            _blocks(child, quoted, depth)
+            _blocks(child, quoted, depth, quotes + 1)
             out.append("\n".join("> " + line for line in "\n\n".join(quoted).split("\n")))
-        elif tag in _BLOCK:
+        elif tag in _BLOCK or tag == "blockquote":
             flush()
-            _blocks(child, out, depth)
+            _blocks(child, out, depth, quotes)
         else:
             pending.append(_render_inline(child))
         pending.append(child.tail or "")

@@ -1,9 +1,15 @@
-"""Bounds on markup that makes HTML parsers slow: a cap on attributes per tag.
+"""Bounds on markup that makes HTML parsers slow or lossy: a cap on attributes per tag, and on
+the text of a raw-text element (a script, a style).
 
 libxml2 (lxml) and lexbor check each new attribute of a tag against all the earlier ones,
 so one tag with 100 000 distinct attributes (1 MB) costs minutes of CPU. No real page
 needs more than a few dozen attributes on one element; past `MAX_ATTRIBUTES` the rest
 of the tag's attributes are dropped before any parser sees the page.
+
+libxml2 also refuses a text node of more than 10 000 000 bytes and stops there: a page
+(within the 10 MiB download cap) holding one inline script that large lost all its text
+after it. A raw-text element holding more than `MAX_RAW_TEXT_BYTES` is emptied instead;
+nothing reads a script that size (the JSON readers stop at 5 MB).
 
 The scan follows the HTML tokenizer closely enough to never be shorter than the parser's
 view of a tag: comments, raw-text elements (script, style, ...) and quoted values that
@@ -16,9 +22,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_ATTRIBUTES", "bound_attributes", "flatten_markup"]
+__all__ = ["MAX_ATTRIBUTES", "MAX_RAW_TEXT_BYTES", "bound_markup", "flatten_markup"]
 
 MAX_ATTRIBUTES = 64
+MAX_RAW_TEXT_BYTES = 9_000_000
+# a character is at most 4 bytes of UTF-8: shorter raw text is never measured
+_RAW_TEXT_MIN_CHARS = MAX_RAW_TEXT_BYTES // 4
 
 # One attribute: separators, a name (HTML allows almost anything but space, / and >), an optional value.
 _ATTR = r"""(?>[\s/]*+[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"?|'[^']*+'?|[^\s>]*+))?)"""
@@ -43,19 +52,22 @@ _FLOOD = re.compile(rf"(?:{_ATTR}){{{MAX_ATTRIBUTES}}}")
 _FLOOD_MIN_CHARS = 2 * MAX_ATTRIBUTES
 
 
-def bound_attributes(html: str) -> str:
-    """`html` with every tag cut to its first MAX_ATTRIBUTES attributes (unchanged when none has more)."""
+def bound_markup(html: str) -> str:
+    """`html` with every tag cut to its first MAX_ATTRIBUTES attributes and every raw-text element holding more
+    than MAX_RAW_TEXT_BYTES emptied (unchanged when neither applies)."""
     parts: list[str] = []
     done = 0
     for token in _TOKEN.finditer(html):
         start, end = token.span("attrs") if token.start("attrs") >= 0 else token.span("raw_attrs")
-        if end - start < _FLOOD_MIN_CHARS:  # also plain stretches, whose spans are (-1, -1)
-            continue
-        kept = _FLOOD.match(html, start, end)
-        if kept is None:
-            continue
-        parts.append(html[done : kept.end()])
-        done = end
+        # also plain stretches, whose spans are (-1, -1)
+        if end - start >= _FLOOD_MIN_CHARS and (kept := _FLOOD.match(html, start, end)) is not None:
+            parts.append(html[done : kept.end()])
+            done = end
+        if token.start("raw") >= 0 and token.end() - end > _RAW_TEXT_MIN_CHARS:
+            opened = html.find(">", end, token.end()) + 1  # the end of its start tag (0: it has none)
+            if opened and len(html[opened : token.end()].encode("utf-8", "surrogatepass")) > MAX_RAW_TEXT_BYTES:
+                parts.append(html[done:opened])
+                done = token.end()
     if not parts:
         return html
     parts.append(html[done:])

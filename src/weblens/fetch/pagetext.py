@@ -52,15 +52,16 @@ class _Writer:
 
     def __init__(self) -> None:
         self.lines: list[Line] = []
-        self.words: list[str] = []
+        # the current line's text in pieces, joined once at its end: a word and the punctuation read onto it
+        # stay separate pieces (gluing them onto one string copied it for each: quadratic on `a<b></b>,` x N)
+        self.parts: list[str] = []
         self.prefix, self.kind = "", "p"
         self.count = 0
         self.touching = False  # the last text added ended without a space
 
     def flush(self) -> None:
-        if self.words:
-            self.lines.append((self.kind, self.prefix + " ".join(self.words)))
-            self.words = []
+        if self.parts:
+            self.lines.append((self.kind, self.prefix + self.text()))
         self.prefix, self.kind = "", "p"
         self.touching = False
 
@@ -68,16 +69,25 @@ class _Writer:
         self.flush()
         self.kind, self.prefix = kind, prefix
 
+    def text(self) -> str:
+        """The words added since the last line ended, as one line (and a fresh start)."""
+        text = "".join(self.parts)
+        self.parts = []
+        return text
+
     def add(self, text: str | None) -> None:
         if text:
             words = text.split()
             self.count += len(words)
-            touching = words and self.words and self.touching and not text[0].isspace()
-            if touching and (text[0] in _CLOSES or self.words[-1][-1] in _OPENS):
-                self.words[-1] += words.pop(0)
-            self.words.extend(words)
+            parts = self.parts
+            touching = words and parts and self.touching and not text[0].isspace()
+            if touching and (text[0] in _CLOSES or parts[-1][-1] in _OPENS):
+                parts.append(words.pop(0))  # read onto the word before it: no space
+            if words:
+                if parts:
+                    parts.append(" ")
+                parts.append(" ".join(words))
             self.touching = not text[-1].isspace()
-
 
 
 def lines_markdown(lines: Iterable[Line]) -> str:
@@ -149,8 +159,7 @@ def page_lines(root: etree._Element) -> tuple[list[Line], int]:
         if tables:
             table = tables[-1]
             if tag in ("td", "th"):
-                table.cells.append(" ".join(writer.words))
-                writer.words = []
+                table.cells.append(writer.text())
             elif tag == "tr":
                 table.end_row(writer)
             elif tag == "table":
@@ -179,7 +188,8 @@ def main_region(root: etree._Element) -> tuple[etree._Element, int]:
     (a site-wide banner, a newsletter box, a list of other pages)."""
     words = _word_count(root)
     found = list(root.iter("main")) or _ROLE_MAIN(root)
-    outermost = [element for element in found if not any(above in found for above in element.iterancestors())]
+    marked = set(found)  # a set: a list's `in` made a page of 16 000 <main>s take seconds (quadratic)
+    outermost = [element for element in found if not any(above in marked for above in element.iterancestors())]
     if len(outermost) == 1 and _word_count(outermost[0]) >= _MAIN_SHARE * words:
         return outermost[0], words
     return root, words

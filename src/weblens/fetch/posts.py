@@ -40,8 +40,15 @@ _REPEATED_SHARE = 0.8
 # day: the reader needs when a post was written, the seconds and zone offset are noise between posts.
 # bench/extraction.py, forum pages: fold 0 0.717 -> 0.722, fold 1 0.688 -> 0.694, no other type changes.
 _TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\d)[T ]\d\d:\d\d\S*")
-# Every element that starts a schema.org item, in document order (an XPath: no Python loop over the page).
+# Every element that starts a schema.org item, and every property, in document order (XPath: no Python loop over
+# the page).
 _ITEMS = etree.XPath("descendant-or-self::*[@itemscope]")
+_PROPS = etree.XPath("descendant-or-self::*[@itemprop]")
+# Posts hold the page's words once: past this many times the characters the page shows (and `_MIN_ROOM`), posts
+# are nested in other posts' bodies, each repeating all below it (a hostile page: output of the nesting depth
+# times the page), and no more are read.
+_MAX_SHOWN_TIMES = 4
+_MIN_ROOM = 10_000
 
 
 def _kind(element: etree._Element) -> str:
@@ -49,45 +56,74 @@ def _kind(element: etree._Element) -> str:
     return itemtype.rstrip("/").rsplit("/", 1)[-1]
 
 
-def _owner(element: etree._Element) -> etree._Element | None:
-    """The nearest enclosing item (the post a property belongs to)."""
-    parent = element.getparent()
-    while parent is not None and parent.get("itemscope") is None:
-        parent = parent.getparent()
-    return parent
+class _Items:
+    """The page's schema.org items: the item each element belongs to, and each item's own properties. Found in one
+    pass over the properties, each element on the way to its item asked once (asking every post for its
+    descendants, and every property for its item, cost the nesting depth times the page: seconds on a page of
+    posts nested in posts)."""
+
+    def __init__(self, tree: etree._Element) -> None:
+        self._owners: dict[etree._Element, etree._Element | None] = {}
+        self._qa: dict[etree._Element, bool] = {}
+        self.props: dict[etree._Element, list[etree._Element]] = {}
+        for element in _PROPS(tree):
+            owner = self.owner(element)
+            if owner is not None:
+                self.props.setdefault(owner, []).append(element)
+
+    def owner(self, element: etree._Element) -> etree._Element | None:
+        """The nearest enclosing item (the post a property belongs to)."""
+        path: list[etree._Element] = []
+        parent = element.getparent()
+        found: etree._Element | None = None
+        while parent is not None:
+            if parent in self._owners:
+                found = self._owners[parent]
+                break
+            if parent.get("itemscope") is not None:
+                found = parent
+                break
+            path.append(parent)
+            parent = parent.getparent()
+        self._owners.update(dict.fromkeys(path, found))
+        return found
+
+    def _in_qa(self, item: etree._Element) -> bool:
+        """Whether an item sits, at any depth, inside a question or an answer."""
+        path: list[etree._Element] = []
+        owner = self.owner(item)
+        found = False
+        while owner is not None:
+            if _kind(owner) in ("Question", "Answer"):
+                found = True
+                break
+            if owner in self._qa:  # known: whether one above it is
+                found = self._qa[owner]
+                break
+            path.append(owner)
+            owner = self.owner(owner)
+        self._qa[item] = found
+        self._qa.update(dict.fromkeys(path, found))
+        return found
+
+    def remark(self, post: etree._Element) -> bool:
+        """A comment on a question or an answer (a Q&A page's aside, not one of its posts)."""
+        return _kind(post) == "Comment" and self._in_qa(post)
+
+    def own(self, item: etree._Element, names: frozenset[str] | tuple[str, ...]) -> list[etree._Element]:
+        """The item's own properties with these names (not those of items nested in it), in document order."""
+        return [e for e in self.props.get(item, ()) if any(name in e.get("itemprop").split() for name in names)]
 
 
-def _remark(post: etree._Element) -> bool:
-    """A comment on a question or an answer (a Q&A page's aside, not one of its posts)."""
-    if _kind(post) != "Comment":
-        return False
-    owner = _owner(post)
-    while owner is not None:
-        if _kind(owner) in ("Question", "Answer"):
-            return True
-        owner = _owner(owner)
-    return False
-
-
-def _props(post: etree._Element, names: frozenset[str] | tuple[str, ...]) -> list[etree._Element]:
-    """The post's own properties with these names (not those of items nested in it)."""
-    found = []
-    for element in post.iterdescendants():
-        prop = element.get("itemprop")
-        if prop and any(name in prop.split() for name in names) and _owner(element) is post:
-            found.append(element)
-    return found
-
-
-def _value(element: etree._Element) -> str:
+def _value(element: etree._Element, items: _Items) -> str:
     for attribute in ("content", "datetime", "title"):
         value = element.get(attribute)
         if value:
             return " ".join(value.split())
     if element.get("itemscope") is not None:  # an author Person: its name
-        names = [e for e in element.iterdescendants() if e.get("itemprop") == "name" and _owner(e) is element]
+        names = [e for e in items.props.get(element, ()) if e.get("itemprop") == "name"]
         if names:
-            return _value(names[0])
+            return _value(names[0], items)
     return " ".join(element.text_content().split())
 
 
@@ -98,10 +134,10 @@ def _author_line(author: str, date: str) -> str:
     return f"**{author}**{' · ' + date if date else ''}" if author else ""
 
 
-def _post_author(post: etree._Element) -> str:
-    authors = _props(post, ("author",))
-    dates = _props(post, _DATE_PROPS)
-    return _author_line(_value(authors[0]) if authors else "", _value(dates[0]) if dates else "")
+def _post_author(post: etree._Element, items: _Items) -> str:
+    authors = items.own(post, ("author",))
+    dates = items.own(post, _DATE_PROPS)
+    return _author_line(_value(authors[0], items) if authors else "", _value(dates[0], items) if dates else "")
 
 
 def ld_objects(data: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
@@ -147,14 +183,18 @@ def _opening_post(tree: etree._Element) -> str:
     return ""
 
 
-def thread_markdown(tree: etree._Element, title: str) -> str | None:
-    """The thread as markdown (title, then each post under its author line), or None when the page is not one."""
-    items = _ITEMS(tree)
-    kinds = {_kind(e) for e in items}
-    posts = [e for e in items if _kind(e) in _POST_TYPES and not _remark(e)][:_MAX_POSTS]
+def thread_markdown(tree: etree._Element, title: str, shown_chars: int) -> str | None:
+    """The thread as markdown (title, then each post under its author line), or None when the page is not one.
+    `shown_chars`, the length of the text the page shows, bounds the posts read (`_MAX_SHOWN_TIMES`)."""
+    found = _ITEMS(tree)
+    kinds = {_kind(e) for e in found}
+    if not kinds & _POST_TYPES:
+        return None
+    items = _Items(tree)
+    posts = [e for e in found if _kind(e) in _POST_TYPES and not items.remark(e)][:_MAX_POSTS]
     bodies: list[tuple[etree._Element, etree._Element]] = []
     for post in posts:
-        own = _props(post, _BODY_PROPS)
+        own = items.own(post, _BODY_PROPS)
         if own:
             bodies.append((post, own[0]))
     if len(bodies) < _MIN_POSTS or not (kinds & _THREAD_TYPES or all(_kind(p) == "Comment" for p, _ in bodies)):
@@ -162,8 +202,13 @@ def thread_markdown(tree: etree._Element, title: str) -> str | None:
     parts = [f"# {title}"] if title else []
     if not any(_kind(p) in _THREAD_TYPES for p, _ in bodies):  # the opening post carries no microdata
         parts.append(_opening_post(tree))
+    room = _MAX_SHOWN_TIMES * shown_chars + _MIN_ROOM
     for post, body in bodies:
-        parts += [_post_author(post), element_markdown(body)]
+        if room < 0:
+            break
+        post_parts = [_post_author(post, items), element_markdown(body)]
+        parts += post_parts
+        room -= sum(map(len, post_parts))
     return "\n\n".join(part for part in parts if part)
 
 

@@ -13,6 +13,8 @@ import re
 from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 
+from weblens.fetch.markup import bound_markup
+
 __all__ = ["RENDER_REASONS", "render_reason"]
 
 RENDER_REASONS = {
@@ -58,7 +60,7 @@ def render_reason(html: str, content: str, visible_chars: int, method: str) -> s
     if len(content) >= _LITTLE_TEXT:
         return None
     try:
-        tree = lxml_html.fromstring(html)
+        tree = lxml_html.fromstring(bound_markup(html))  # an attribute flood costs libxml2 minutes
     except (ValueError, etree.ParserError):
         return None
     for notice in tree.iter("noscript"):

@@ -23,9 +23,9 @@ paragraph between two it kept), are put back in place.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Callable
-from itertools import pairwise
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from itertools import chain, pairwise, repeat
 
 from lxml import etree  # type: ignore[import-untyped]
 
@@ -96,6 +96,50 @@ def _count(text: str) -> int:
     return len(_WORD.findall(text))
 
 
+def _occurring(keys: set[str], text: str) -> set[str]:
+    """The keys (words joined by single spaces) that `text` holds as whole words in a row (`f" {key} " in
+    f" {text} "`), found in one pass over `text` (Aho-Corasick over words): a search per key costs the length of
+    `text` for each, minutes on a page of many blocks under one named box that holds the whole page."""
+    goto: list[dict[str, int]] = [{}]  # the trie of the keys' words
+    ends: list[str | None] = [None]  # the key that ends at each node
+    for key in keys:
+        node = 0
+        for word in key.split(" "):
+            step = goto[node].get(word)
+            if step is None:
+                step = len(goto)
+                goto[node][word] = step
+                goto.append({})
+                ends.append(None)
+            node = step
+        ends[node] = key
+    fail = [0] * len(goto)  # the longest proper suffix of a node's words that is a node too
+    report = [0] * len(goto)  # the nearest node down that chain that ends a key (0: none)
+    queue = deque(goto[0].values())
+    while queue:
+        node = queue.popleft()
+        for word, child in goto[node].items():
+            queue.append(child)
+            back = fail[node]
+            while back and word not in goto[back]:
+                back = fail[back]
+            fail[child] = goto[back].get(word, 0)
+            report[child] = fail[child] if ends[fail[child]] is not None else report[fail[child]]
+    found: set[str] = set()
+    reported = [False] * len(goto)
+    node = 0
+    for word in text.split(" "):  # an empty word (two spaces) matches nothing, as in the substring test
+        while node and word not in goto[node]:
+            node = fail[node]
+        node = goto[node].get(word, 0)
+        hit = node if ends[node] is not None else report[node]
+        while hit and not reported[hit]:  # a reported node's chain was reported with it
+            reported[hit] = True
+            found.add(ends[hit] or "")
+            hit = report[hit]
+    return found
+
+
 def merge_sections(page: str, kept: str, boxes: Callable[[], str]) -> str | None:
     """`page` (the page text as markdown, blocks split by blank lines) cut to what `kept` (the pass's output)
     holds, its headings and its prose, leaving out the words `boxes()` returns (`named_box_words`: looked for
@@ -123,8 +167,8 @@ def merge_sections(page: str, kept: str, boxes: Callable[[], str]) -> str | None
     least = (1 + _GAIN) * _count(kept)
     if _count("\n".join(block for block, _ in out)) < least:
         return None
-    boxed = f" {boxes()} "
-    out = [(block, key) for block, key in out if not key or f" {key} " not in boxed or f" {key} " in known]
+    boxed = _occurring({key for _, key in out if key}, boxes())
+    out = [(block, key) for block, key in out if not key or key not in boxed or f" {key} " in known]
     merged = "\n\n".join(block for block, _ in out)
     return merged if _count(merged) >= least else None
 
@@ -140,12 +184,12 @@ def _blocks(lines: list[Line]) -> list[tuple[str, list[Line]]]:
     return blocks
 
 
-def _runs(words: list[str]) -> list[tuple[str, ...]]:
+def _runs(words: list[str]) -> Iterator[tuple[str, ...]]:
     """The word runs a block is matched by: every `_KEPT_WORDS` words in a row (a linear test, where a substring
     search per block costs the output's length for each), or the whole block when it is shorter."""
     if len(words) < _KEPT_WORDS:
-        return [tuple(words)] if words else []
-    return list(zip(words, words[1:], words[2:], strict=False))
+        return iter([tuple(words)] if words else [])
+    return zip(words, words[1:], words[2:], strict=False)
 
 
 def _chunks(markdown: str) -> list[str]:
@@ -166,25 +210,37 @@ def _chunks(markdown: str) -> list[str]:
     return chunks
 
 
+def _held_share(key: list[str], where: dict[tuple[str, ...], int], shorter: set[tuple[str, ...]]) -> float:
+    """The share of a page block's runs (its words `key`) that the output holds (1.0 for a block without words)."""
+    if len(key) >= _KEPT_WORDS:  # its runs are triples, which `shorter` never holds: counted in C
+        return sum(map(where.__contains__, _runs(key))) / (len(key) - _KEPT_WORDS + 1)
+    run = tuple(key)
+    return float(run in where or run in shorter) if key else 1.0
+
+
 def fill_gaps(lines: list[Line], kept: str) -> str | None:
     """`kept` (the pass's markdown) with the page text's blocks it left out between the first and the last
     block it holds put back in place, when their kind and size say content (`_GAP_WORDS`); None when there is
     no such span or what goes back adds too little to `kept`."""
-    chunks = _chunks(kept)
-    where: dict[tuple[str, ...], int] = {}  # each run of the output: the first chunk holding it
-    shorter: set[tuple[str, ...]] = set()  # and its single words and pairs
-    for index, chunk in enumerate(chunks):
-        words = _WORD.findall(chunk.lower())
-        for run in _runs(words):
-            where.setdefault(run, index)
-        shorter.update(zip(words, strict=False), pairwise(words))
     blocks = _blocks(lines)
+    if len(blocks) < 2:
+        return None  # no two blocks to hold (and a page of one long paragraph is not read twice)
     keys = [_WORD.findall(" ".join(text for _, text in block).lower()) for _, block in blocks]
-    runs = [_runs(key) for key in keys]
-    found = [
-        sum(run in where or run in shorter for run in block_runs) / len(block_runs) if block_runs else 1.0
-        for block_runs in runs
-    ]
+    if sum(len(key) >= _KEPT_WORDS for key in keys) < 2:
+        return None  # no two blocks can be held: no span (and the output is not indexed, its costliest part)
+    chunks = _chunks(kept)
+    chunk_words = [_WORD.findall(chunk.lower()) for chunk in chunks]
+    # each run of the output: the first chunk holding it (filled backwards, so the first chunk writes last; in
+    # C, not a Python loop per word: on a 5 MB page this index cost more than trafilatura's whole pass)
+    where: dict[tuple[str, ...], int] = {}
+    for index in range(len(chunks) - 1, -1, -1):
+        where.update(dict.fromkeys(_runs(chunk_words[index]), index))
+    # a block of one or two words is held when the output has them as a word or a pair anywhere
+    short = {tuple(key) for key in keys if 0 < len(key) < _KEPT_WORDS}
+    shorter = (
+        short.intersection(chain.from_iterable(chain(zip(w), pairwise(w)) for w in chunk_words)) if short else short
+    )
+    found = [_held_share(key, where, shorter) for key in keys]
     held = [len(key) >= _KEPT_WORDS and share >= _GAP_HELD for key, share in zip(keys, found, strict=True)]
     if held.count(True) < 2:
         return None
@@ -197,7 +253,7 @@ def fill_gaps(lines: list[Line], kept: str) -> str | None:
         kind, block = blocks[index]
         key = tuple(keys[index])
         if held[index]:
-            at = max(at, max(where[run] for run in runs[index] if run in where))
+            at = max(at, max(map(where.get, _runs(keys[index]), repeat(-1))))  # in C: -1 for a run not there
         elif found[index] <= _GAP_NEW and len(key) >= _GAP_WORDS.get(kind, len(key) + 1) and key not in back:
             back.add(key)
             after.setdefault(at, []).extend(block)
