@@ -1,5 +1,5 @@
 """What clients we cannot run here (Cursor, Gemini-backed agents, OpenAI-backed ones) need from the
-gateway, checked over the real transports: schemas they accept."""
+gateway, checked over the real transports: schemas they accept, CORS for a client in a browser page."""
 
 from __future__ import annotations
 
@@ -7,9 +7,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import jsonschema
+import pytest
 from mcp.client.client import Client
+from tests.mcp.test_http import TOKEN, body_of, post
 
+from weblens.app.server import create_app
+from weblens.mcp.http import standalone_app
 from weblens.testing.providers import FakeBrave
 
 EVERY_TOOL = "think,set_todo_list,get_weather,web_search,web_fetch,web_map,web_crawl,web_screenshot,web_extract"
@@ -45,3 +50,46 @@ async def test_every_input_schema_is_plain_json_schema(
         result = await client.call_tool("web_search", {"query": "lantern", "country": None, "time_range": None})
     assert not result.is_error, result.content
     assert brave.count() == 1
+
+
+INSPECTOR_ORIGIN = "http://localhost:6274"
+"""Where the MCP Inspector's page runs; its "Direct" connection calls the server from the browser."""
+PREFLIGHT = {
+    "Origin": INSPECTOR_ORIGIN,
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "authorization,content-type,mcp-protocol-version",
+}
+
+
+@pytest.fixture(params=["mcp", "serve"])
+def browser_endpoint(
+    request: pytest.FixtureRequest, gateway_settings: Callable[..., Any], serve_asgi: Callable[..., Any]
+) -> str:
+    """`/mcp` of `weblens mcp --transport http` and of `weblens serve`, with a token."""
+    settings = gateway_settings(mcp={"token": TOKEN, "allowed_origins": ["https://inspector.example"]})
+    app = standalone_app(settings, host="127.0.0.1") if request.param == "mcp" else create_app(settings)
+    return str(serve_asgi(app).url())
+
+
+def test_a_browser_page_on_a_trusted_origin_may_call(browser_endpoint: str) -> None:
+    for origin in (INSPECTOR_ORIGIN, "https://inspector.example"):
+        preflight = httpx.options(browser_endpoint, headers={**PREFLIGHT, "Origin": origin}, timeout=10)
+        assert preflight.status_code == 200, preflight.text  # no token on a preflight: browsers never send one
+        assert preflight.headers["access-control-allow-origin"] == origin
+        allowed = preflight.headers["access-control-allow-headers"].lower()
+        assert {"authorization", "content-type", "mcp-protocol-version"} <= set(allowed.replace(" ", "").split(","))
+        assert "POST" in preflight.headers["access-control-allow-methods"]
+    call = post(browser_endpoint, Origin=INSPECTOR_ORIGIN, Authorization=f"Bearer {TOKEN}")
+    assert call.status_code == 200 and body_of(call)["result"]["serverInfo"]["name"] == "weblens"
+    assert call.headers["access-control-allow-origin"] == INSPECTOR_ORIGIN
+    refused = post(browser_endpoint, Origin=INSPECTOR_ORIGIN)  # the page may read why: a token is needed
+    assert refused.status_code == 401 and refused.headers["access-control-allow-origin"] == INSPECTOR_ORIGIN
+    assert "www-authenticate" in refused.headers["access-control-expose-headers"].lower()
+
+
+def test_a_page_on_another_origin_gets_no_cors(browser_endpoint: str) -> None:
+    for origin in ("http://evil.example", "http://localhost.evil.example:6274", "http://127.0.0.1.evil.example"):
+        preflight = httpx.options(browser_endpoint, headers={**PREFLIGHT, "Origin": origin}, timeout=10)
+        assert preflight.status_code >= 400 and "access-control-allow-origin" not in preflight.headers
+        call = post(browser_endpoint, Origin=origin, Authorization=f"Bearer {TOKEN}")
+        assert call.status_code == 403 and "access-control-allow-origin" not in call.headers

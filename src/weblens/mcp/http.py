@@ -4,6 +4,9 @@
   bearer token (`WEBLENS_MCP_TOKEN`);
 - checks `Host` and `Origin` (DNS-rebinding protection from the MCP spec) with the
   SDK's `TransportSecuritySettings`: loopback names plus `mcp.allowed_origins`;
+- answers CORS (preflight included) for exactly those origins, so a client running in a
+  browser page (the MCP Inspector's "Direct" connection) can call it; the preflight
+  carries no token, so CORS sits outside the bearer check;
 - requires `Authorization: Bearer <token>` when a token is set (the SDK's bearer
   middleware, with a constant-time comparison);
 - refuses request bodies over `mcp.max_body_bytes` with 413;
@@ -28,6 +31,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -38,6 +42,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -199,22 +204,54 @@ def check_bind(host: str, settings: Settings) -> None:
         )
 
 
+def _names(host: str) -> list[str]:
+    """The names a client may call the server by: loopback ones and the bound address."""
+    names = list(_LOOPBACK_NAMES)
+    bound = f"[{host}]" if ":" in host else host
+    if bound not in names and not is_wildcard(host):  # e.g. a LAN address, or another loopback one (127.0.0.2)
+        names.append(bound)
+    return names
+
+
+def _origins(host: str, settings: Settings) -> list[str]:
+    """The origins trusted to call the server (the SDK's spelling: `:*` is any port)."""
+    return [
+        *(f"{scheme}://{name}{port}" for scheme in ("http", "https") for name in _names(host) for port in ("", ":*")),
+        *settings.mcp.allowed_origins,
+    ]
+
+
 def security_settings(host: str, settings: Settings) -> TransportSecuritySettings:
     """Host/Origin checks: loopback names, the bound address, and `mcp.allowed_origins`."""
     if is_wildcard(host):
         # Every name of this machine is valid on a wildcard bind; the required token guards it.
         logger.warning("MCP on a wildcard address: Host/Origin checks are off, the bearer token is required")
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    names = list(_LOOPBACK_NAMES)
-    bound = f"[{host}]" if ":" in host else host
-    if bound not in names:  # e.g. a LAN address, or another loopback one (127.0.0.2)
-        names.append(bound)
+    names = _names(host)
     hosts = [*names, *(f"{name}:*" for name in names)]
-    origins = [
-        *(f"{scheme}://{name}{port}" for scheme in ("http", "https") for name in names for port in ("", ":*")),
-        *settings.mcp.allowed_origins,
-    ]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=_origins(host, settings)
+    )
+
+
+def _origin_pattern(origins: Iterable[str]) -> str:
+    """One regular expression matching `origins` as the SDK's Origin check reads them."""
+    return "|".join(re.escape(origin).replace(re.escape(":*"), r":\d+") for origin in origins)
+
+
+def with_cors(app: ASGIApp, host: str, settings: Settings) -> ASGIApp:
+    """CORS for the origins the Origin check trusts (on a wildcard bind too: a browser page
+    elsewhere gets no CORS headers unless `mcp.allowed_origins` names it). Any request header
+    is allowed (`Mcp-Protocol-Version`, `Mcp-Method`, `Authorization`, ...); the session and
+    version headers and the 401's challenge are readable by the page."""
+    return CORSMiddleware(
+        app,
+        allow_origin_regex=_origin_pattern(_origins(host, settings)),
+        allow_methods=["GET", "POST", "DELETE"],
+        allow_headers=["*"],
+        expose_headers=["Mcp-Session-Id", "Mcp-Protocol-Version", "WWW-Authenticate"],
+        max_age=600,
+    )
 
 
 def mcp_http_app(settings: Settings, *, toolset: Toolset, host: str | None = None) -> McpHttp:
@@ -235,7 +272,7 @@ def mcp_http_app(settings: Settings, *, toolset: Toolset, host: str | None = Non
     if settings.mcp.token is not None:
         verifier = _StaticToken(settings.mcp.token.get_secret_value())
         app = AuthenticationMiddleware(_RequireToken(app, required_scopes=[]), backend=BearerAuthBackend(verifier))
-    return McpHttp(app=app, lifespan=manager.run, session_manager=manager)
+    return McpHttp(app=with_cors(app, host, settings), lifespan=manager.run, session_manager=manager)
 
 
 def mcp_mount(settings: Settings, *, toolset: Toolset) -> McpHttp | None:
