@@ -15,7 +15,9 @@ warnings during the call (a provider that failed, a key refused), are sent as lo
 (`notifications/message`) at the levels the client asked for: `logging/setLevel` for the
 connection (clients before protocol 2026-07-28), or per request in `_meta`. A client's
 `notifications/cancelled` cancels the handler (the SDK's default), which cancels the
-tool and closes its upstream requests; no later provider is asked.
+tool and closes its upstream requests; no later provider is asked. The tool runs as its own
+asyncio task, cancelled once and awaited: the SDK's anyio cancellation would interrupt every
+`await` of the tool's cleanup too (a browser page would stay open, its request running).
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ import asyncio
 import logging
 import threading
 import warnings
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, get_args
 
 import anyio
 import mcp.types as types
@@ -83,7 +85,11 @@ GENERIC_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 """For tools that declare no output model: their data is wrapped as `{"result": ...}`."""
 
+CLEANUP_TIMEOUT_S = 15.0
+"""How long a cancelled call may take to clean up (close its browser page, its connections)."""
+
 logger = logging.getLogger("weblens.mcp")
+T = TypeVar("T")
 
 
 def gateway_toolset(runtime: Runtime, enabled: Iterable[str] | None = None) -> Toolset:
@@ -311,6 +317,25 @@ async def _reporting(ctx: Any, params: types.CallToolRequestParams) -> AsyncIter
         _reporter.reset(token)
 
 
+async def _cancellable(work: Coroutine[Any, Any, T]) -> T:
+    """`work` as an asyncio task, cancelled the asyncio way when the SDK cancels the request.
+
+    anyio (the SDK) cancels level-triggered: every `await` inside the cancelled scope fails,
+    those of a `finally` block too, so weblens' cleanup (closing a browser context, which
+    ends the page's upstream request) would never run. Here the task is cancelled once and
+    its cleanup awaited (bounded by `CLEANUP_TIMEOUT_S`), shielded from the SDK's scope."""
+    task = asyncio.ensure_future(work)  # the context (progress and log reporting) is copied into it
+    try:
+        return await asyncio.shield(task)
+    except BaseException:
+        task.cancel()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CLEANUP_TIMEOUT_S):
+            await asyncio.wait({task})
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: the call is over, its late failure is not news
+        raise
+
+
 class _Declared(NamedTuple):
     """The gateway's tools, built once: their MCP declarations, input and output schemas by name."""
 
@@ -352,7 +377,7 @@ def create_server(tools: ToolsetSource, *, name: str = SERVER_NAME) -> Server[An
             known = ", ".join(found.tools.names) or "(none)"
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool {params.name!r}; available: {known}")
         async with _reporting(ctx, params):
-            result = await tool.execute(params.arguments or {}, ToolContext(agent_name="mcp"))
+            result = await _cancellable(tool.execute(params.arguments or {}, ToolContext(agent_name="mcp")))
         return to_call_result(tool, result, found.outputs.get(tool.name))
 
     async def set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
