@@ -10,8 +10,8 @@
 - requires `Authorization: Bearer <token>` when a token is set (the SDK's bearer
   middleware, with a constant-time comparison);
 - refuses request bodies over `mcp.max_body_bytes` with 413;
-- answers a request whose `id` is not a string or an integer with `-32600 Invalid Request`
-  (the SDK would take it for a notification and never reply);
+- answers a request whose `id` is not a string or an integer, and a JSON-RPC batch, with
+  `-32600 Invalid Request` (the SDK would take the first for a notification and never reply);
 - keeps no session between requests (stateless streamable HTTP): each POST is served on
   its own, so memory does not grow with the clients that ever said `initialize`, and
   replicas behind a load balancer need not stick a client to one of them. Progress
@@ -49,6 +49,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError
+from weblens.mcp.messages import BAD_ID, BATCH_REFUSED, bad_id, invalid_request
 from weblens.mcp.server import create_server, gateway_toolset, gateway_view
 from weblens.runtime import Runtime
 from weblens.toolset import Toolset
@@ -129,19 +130,11 @@ class _PostOnly:
         await self.app(scope, receive, send)
 
 
-def _bad_id(message: object) -> bool:
-    """A message carrying an `id` that is not a string or an integer (MCP: never null, never a float)."""
-    if not isinstance(message, dict) or "id" not in message:
-        return False
-    value = message["id"]
-    return not isinstance(value, str | int) or isinstance(value, bool)
-
-
 class _ValidIds:
     """The SDK reads a request whose `id` is a float, an object, null or NaN as a notification:
     202 and no answer, so its client waits forever. Here such a message is JSON-RPC's
-    `-32600 Invalid Request`. The body is read (up to `max_bytes`, the SDK's own 413 beyond)
-    and handed on unchanged."""
+    `-32600 Invalid Request`, and so is a batch (the SDK's answer is a dump of pydantic errors).
+    The body is read (up to `max_bytes`, the SDK's own 413 beyond) and handed on unchanged."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -171,10 +164,9 @@ class _ValidIds:
                 parsed = json.loads(body)
             except (ValueError, RecursionError):  # the SDK answers what is not JSON
                 parsed = None
-            batch = parsed if isinstance(parsed, list) else [parsed]
-            if any(_bad_id(item) for item in batch):
-                error = {"code": -32600, "message": "Invalid Request: id must be a string or an integer"}
-                reply = {"jsonrpc": "2.0", "id": None, "error": error}
+            problem = BATCH_REFUSED if isinstance(parsed, list) else BAD_ID if bad_id(parsed) else None
+            if problem is not None:
+                reply = invalid_request(None, problem).model_dump(mode="json", by_alias=True, exclude_unset=True)
                 await JSONResponse(reply, status_code=400)(scope, replay, send)
                 return
         await self.app(scope, replay, send)

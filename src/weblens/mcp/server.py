@@ -35,12 +35,12 @@ import anyio
 import mcp.types as types
 from mcp.server.connection import allowed_log_levels
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from weblens._version import __version__
 from weblens.context import ToolContext
+from weblens.mcp.stdio import stdio_streams
 from weblens.progress import Progress, watching
 from weblens.redact import redact_text
 from weblens.result import ToolResult
@@ -400,7 +400,8 @@ def create_server(tools: ToolsetSource, *, name: str = SERVER_NAME) -> Server[An
         )
 
 
-async def serve_stdio(server: Server[Any]) -> None:
-    """Serve `server` on this process's stdin/stdout until the client closes them."""
-    async with stdio_server() as (read_stream, write_stream):
+async def serve_stdio(server: Server[Any], *, max_bytes: int) -> None:
+    """Serve `server` on this process's stdin/stdout until the client closes stdin; a message
+    over `max_bytes` is refused."""
+    async with stdio_streams(max_bytes) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
