@@ -11,7 +11,7 @@ import httpx
 import jsonschema
 import pytest
 from mcp.client.client import Client
-from tests.mcp.test_http import TOKEN, body_of, post
+from tests.mcp.test_http import INITIALIZE, TOKEN, body_of, post
 
 from weblens.app.server import create_app
 from weblens.mcp.http import standalone_app
@@ -93,3 +93,38 @@ def test_a_page_on_another_origin_gets_no_cors(browser_endpoint: str) -> None:
         assert preflight.status_code >= 400 and "access-control-allow-origin" not in preflight.headers
         call = post(browser_endpoint, Origin=origin, Authorization=f"Bearer {TOKEN}")
         assert call.status_code == 403 and "access-control-allow-origin" not in call.headers
+
+
+WEATHER_CALL = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "get_weather", "arguments": {"location": "Beijing"}},
+}
+
+
+@pytest.mark.parametrize(
+    ("accept", "content_type"),
+    [
+        ("text/event-stream", "text/event-stream"),  # Anthropic's connector proxy (Claude.ai's remote servers)
+        ("application/json", "application/json"),  # plain JSON-RPC clients, validators, curl users
+        ("application/json;q=0.9, text/event-stream", "text/event-stream"),
+    ],
+)
+def test_a_client_accepting_one_media_type_is_served_in_it(
+    gateway_settings: Callable[..., Any], serve_http: Callable[..., Any], accept: str, content_type: str
+) -> None:
+    url = str(serve_http(gateway_settings()).url())
+    for message in (INITIALIZE, WEATHER_CALL):
+        response = post(url, message, Accept=accept, **{"Mcp-Protocol-Version": "2025-06-18"})
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"].startswith(content_type)
+    result = body_of(response)["result"]
+    assert not result["isError"] and result["structuredContent"]["location"]["country"] == "China"
+
+
+def test_a_client_accepting_neither_is_told_what_to_accept(
+    gateway_settings: Callable[..., Any], serve_http: Callable[..., Any]
+) -> None:
+    response = post(str(serve_http(gateway_settings()).url()), Accept="text/html")
+    assert response.status_code == 406 and "application/json" in response.json()["error"]["message"]

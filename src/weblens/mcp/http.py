@@ -19,7 +19,8 @@
 
 Responses may stream (SSE) rather than always being plain JSON: on that path the SDK
 watches for the client hanging up, so a client's cancel or timeout cancels the tool
-call and closes its upstream request instead of leaving the work running.
+call and closes its upstream request instead of leaving the work running. A client that
+accepts only `application/json` gets a plain JSON body instead (see `_NegotiateAccept`).
 
 `mcp_http_app` returns the ASGI app and its lifespan, so `weblens serve` can mount the
 same endpoint; `standalone_app` wraps them for `weblens mcp --transport http`.
@@ -38,11 +39,13 @@ from dataclasses import dataclass
 
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.auth.provider import AccessToken
+from mcp.server.streamable_http import check_accept_headers
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -128,6 +131,33 @@ class _PostOnly:
             await JSONResponse(body, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+_BOTH = b"application/json, text/event-stream"
+
+
+class _NegotiateAccept:
+    """The spec has a client accept both JSON and an event stream; the SDK answers 406 to one
+    that names only one of them. Real clients do: Anthropic's connector proxy (Claude.ai's
+    remote servers) accepts only `text/event-stream`, many plain JSON-RPC clients only
+    `application/json`. So the former is served the usual stream, the latter one JSON body
+    (from a second SDK manager in JSON mode; such a call is not cancelled by hanging up).
+    A client accepting neither still gets the SDK's 406."""
+
+    def __init__(self, streaming: ASGIApp, plain: ASGIApp) -> None:
+        self.streaming = streaming
+        self.plain = plain
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            has_json, has_sse = check_accept_headers(Request(scope))
+            if has_sse and not has_json:
+                headers = [(name, value) for name, value in scope["headers"] if name != b"accept"]
+                scope = {**scope, "headers": [*headers, (b"accept", _BOTH)]}
+            elif has_json and not has_sse:
+                await self.plain(scope, receive, send)
+                return
+        await self.streaming(scope, receive, send)
 
 
 class _ValidIds:
@@ -253,18 +283,29 @@ def mcp_http_app(settings: Settings, *, toolset: Toolset, host: str | None = Non
     """
     host = settings.server.host if host is None else host
     check_bind(host, settings)
-    manager = StreamableHTTPSessionManager(
-        app=create_server(toolset),
-        json_response=False,
-        stateless=True,
-        security_settings=security_settings(host, settings),
-        max_request_body_size=settings.mcp.max_body_bytes,
+    server = create_server(toolset)
+    streaming, plain = (
+        StreamableHTTPSessionManager(
+            app=server,
+            json_response=json_response,
+            stateless=True,
+            security_settings=security_settings(host, settings),
+            max_request_body_size=settings.mcp.max_body_bytes,
+        )
+        for json_response in (False, True)
     )
-    app: ASGIApp = _PostOnly(_ValidIds(StreamableHTTPASGIApp(manager), settings.mcp.max_body_bytes))
+    negotiated = _NegotiateAccept(StreamableHTTPASGIApp(streaming), StreamableHTTPASGIApp(plain))
+    app: ASGIApp = _PostOnly(_ValidIds(negotiated, settings.mcp.max_body_bytes))
     if settings.mcp.token is not None:
         verifier = _StaticToken(settings.mcp.token.get_secret_value())
         app = AuthenticationMiddleware(_RequireToken(app, required_scopes=[]), backend=BearerAuthBackend(verifier))
-    return McpHttp(app=with_cors(app, host, settings), lifespan=manager.run, session_manager=manager)
+
+    @asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        async with streaming.run(), plain.run():
+            yield
+
+    return McpHttp(app=with_cors(app, host, settings), lifespan=lifespan, session_manager=streaming)
 
 
 def mcp_mount(settings: Settings, *, toolset: Toolset) -> McpHttp | None:
