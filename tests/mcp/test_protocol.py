@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, KNOWN_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from tests.mcp.test_http import INITIALIZE, body_of, post
 
 from weblens._version import __version__
@@ -63,3 +63,21 @@ def test_ping_and_a_notification(url: str) -> None:
         "result": {},
     }
     assert post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}).status_code == 202
+
+
+def test_an_unknown_protocol_version_header_is_refused_naming_the_known_ones(url: str) -> None:
+    response = post(url, {"jsonrpc": "2.0", "id": 4, "method": "ping"}, **{"MCP-Protocol-Version": "2025-13-01"})
+    assert response.status_code == 400  # the spec's answer
+    answer = body_of(response)
+    assert answer["id"] == 4 and answer["error"]["code"] == -32022
+    assert "'2025-13-01'" in answer["error"]["message"] and "2025-06-18" in answer["error"]["message"]
+    assert answer["error"]["data"] == {"supported": list(KNOWN_PROTOCOL_VERSIONS), "requested": "2025-13-01"}
+
+
+def test_a_future_enveloped_request_still_gets_the_sdks_own_refusal(url: str) -> None:
+    """A client of a later stateless revision reads the SDK's structured answer to pick a version it shares."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}}
+    message = {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta}}
+    answer = body_of(post(url, message, **{"MCP-Protocol-Version": "2099-01-01", "Mcp-Method": "tools/list"}))
+    assert answer["id"] == 5 and answer["error"]["code"] == -32022
+    assert "2026-07-28" in answer["error"]["data"]["supported"]

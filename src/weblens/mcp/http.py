@@ -37,12 +37,16 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
+import mcp_types as types
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -52,7 +56,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError
-from weblens.mcp.messages import BAD_ID, BATCH_REFUSED, bad_id, invalid_request
+from weblens.mcp.messages import BAD_ID, BATCH_REFUSED, bad_id, invalid_request, usable_id
 from weblens.mcp.server import create_server, gateway_toolset, gateway_view
 from weblens.runtime import Runtime
 from weblens.toolset import Toolset
@@ -160,10 +164,29 @@ class _NegotiateAccept:
         await self.streaming(scope, receive, send)
 
 
+def _unknown_version(scope: Scope, message: object) -> types.JSONRPCError | None:
+    """An `MCP-Protocol-Version` header naming no version this server knows, on a request that does
+    not carry the 2026-07-28 envelope: the SDK would answer that the envelope is missing, which
+    tells a client of the handshake era nothing. This answer names the versions it can use."""
+    header = Headers(scope=scope).get(MCP_PROTOCOL_VERSION_HEADER)
+    if header is None or header in KNOWN_PROTOCOL_VERSIONS:
+        return None
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and types.PROTOCOL_VERSION_META_KEY in meta:
+        return None  # a 2026-07-28-era request: the SDK's structured refusal is the one its client reads
+    supported = list(KNOWN_PROTOCOL_VERSIONS)
+    text = f"Unsupported MCP-Protocol-Version {header!r}: send one of {', '.join(supported)} (what initialize agreed)"
+    data = types.UnsupportedProtocolVersionErrorData(supported=supported, requested=header).model_dump(mode="json")
+    error = types.ErrorData(code=types.UNSUPPORTED_PROTOCOL_VERSION, message=text, data=data)
+    return types.JSONRPCError(jsonrpc="2.0", id=usable_id(message), error=error)
+
+
 class _ValidIds:
     """The SDK reads a request whose `id` is a float, an object, null or NaN as a notification:
     202 and no answer, so its client waits forever. Here such a message is JSON-RPC's
-    `-32600 Invalid Request`, and so is a batch (the SDK's answer is a dump of pydantic errors).
+    `-32600 Invalid Request`, and so is a batch (the SDK's answer is a dump of pydantic errors);
+    an unknown `MCP-Protocol-Version` is a 400 naming the known ones (`_unknown_version`).
     The body is read (up to `max_bytes`, the SDK's own 413 beyond) and handed on unchanged."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -195,8 +218,9 @@ class _ValidIds:
             except (ValueError, RecursionError):  # the SDK answers what is not JSON
                 parsed = None
             problem = BATCH_REFUSED if isinstance(parsed, list) else BAD_ID if bad_id(parsed) else None
-            if problem is not None:
-                reply = invalid_request(None, problem).model_dump(mode="json", by_alias=True, exclude_unset=True)
+            error = invalid_request(None, problem) if problem is not None else _unknown_version(scope, parsed)
+            if error is not None:
+                reply = error.model_dump(mode="json", by_alias=True, exclude_unset=True)
                 await JSONResponse(reply, status_code=400)(scope, replay, send)
                 return
         await self.app(scope, replay, send)
