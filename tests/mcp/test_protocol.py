@@ -52,8 +52,26 @@ def test_a_method_it_does_not_serve_is_method_not_found(url: str, method: str) -
 def test_a_batch_is_refused_with_a_sentence(url: str) -> None:
     response = post(url, [INITIALIZE, {"jsonrpc": "2.0", "id": 2, "method": "ping"}])
     assert response.status_code == 400
-    error = body_of(response)["error"]
-    assert error["code"] == -32600 and "batches are not supported" in error["message"]  # not a pydantic dump
+    answers = response.json()  # a batch's answer is an array: each request refused by its id
+    assert [answer["id"] for answer in answers] == [1, 2]
+    for answer in answers:  # a sentence, not a pydantic dump
+        assert answer["error"]["code"] == -32600 and "batches are not supported" in answer["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("message", "says"),
+    [
+        ({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": [1]}, "params"),
+        ({"jsonrpc": "2.0", "id": 6}, "method"),
+        ({"id": 6, "method": "ping"}, "jsonrpc"),
+    ],
+)
+def test_a_malformed_request_is_refused_with_its_id_and_a_sentence(url: str, message: Any, says: str) -> None:
+    response = post(url, message)
+    assert response.status_code == 400
+    answer = body_of(response)
+    assert answer["id"] == 6 and answer["error"]["code"] == -32600
+    assert says in answer["error"]["message"] and "validation error" not in answer["error"]["message"]
 
 
 def test_ping_and_a_notification(url: str) -> None:

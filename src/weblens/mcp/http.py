@@ -56,7 +56,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError
-from weblens.mcp.messages import BAD_ID, BATCH_REFUSED, bad_id, invalid_request, usable_id
+from weblens.mcp.messages import Refusal, invalid_request, read_message, usable_id
 from weblens.mcp.server import create_server, gateway_toolset, gateway_view
 from weblens.runtime import Runtime
 from weblens.toolset import Toolset
@@ -138,6 +138,7 @@ class _PostOnly:
 
 
 _BOTH = b"application/json, text/event-stream"
+_NOT_JSON = object()
 
 
 class _NegotiateAccept:
@@ -185,8 +186,9 @@ def _unknown_version(scope: Scope, message: object) -> types.JSONRPCError | None
 class _ValidIds:
     """The SDK reads a request whose `id` is a float, an object, null or NaN as a notification:
     202 and no answer, so its client waits forever. Here such a message is JSON-RPC's
-    `-32600 Invalid Request`, and so is a batch (the SDK's answer is a dump of pydantic errors);
-    an unknown `MCP-Protocol-Version` is a 400 naming the known ones (`_unknown_version`).
+    `-32600 Invalid Request`, and so is a batch or a malformed message (the SDK's answer is a
+    dump of pydantic errors): `weblens.mcp.messages`, as on stdio. An unknown
+    `MCP-Protocol-Version` is a 400 naming the known ones (`_unknown_version`).
     The body is read (up to `max_bytes`, the SDK's own 413 beyond) and handed on unchanged."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -216,11 +218,18 @@ class _ValidIds:
             try:
                 parsed = json.loads(body)
             except (ValueError, RecursionError):  # the SDK answers what is not JSON
-                parsed = None
-            problem = BATCH_REFUSED if isinstance(parsed, list) else BAD_ID if bad_id(parsed) else None
-            error = invalid_request(None, problem) if problem is not None else _unknown_version(scope, parsed)
-            if error is not None:
-                reply = error.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                parsed = _NOT_JSON
+            errors: list[types.JSONRPCError] = []
+            if parsed is not _NOT_JSON:
+                read = read_message(parsed)
+                if isinstance(read, Refusal):
+                    # a malformed notification gets no answer on stdio; an HTTP request needs one
+                    errors = list(read) or [invalid_request(None, f"Invalid Request: {read.reason}")]
+                elif (unknown := _unknown_version(scope, parsed)) is not None:
+                    errors = [unknown]
+            if errors:
+                dumped = [error.model_dump(mode="json", by_alias=True, exclude_unset=True) for error in errors]
+                reply = dumped if isinstance(parsed, list) else dumped[0]  # a batch's answer is an array
                 await JSONResponse(reply, status_code=400)(scope, replay, send)
                 return
         await self.app(scope, replay, send)

@@ -32,9 +32,8 @@ import anyio
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
-from weblens.mcp.messages import BAD_ID, bad_id, batch_replies, invalid_request, usable_id
+from weblens.mcp.messages import Refusal, invalid_request, read_message
 
 __all__ = ["stdio_streams"]
 
@@ -55,34 +54,20 @@ def _shown(raw: bytes) -> str:
     return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + "…"
 
 
-def read_message(raw: bytes) -> SessionMessage | list[types.JSONRPCError] | None:
-    """One message off the wire: what the server is to handle, the errors to answer instead,
-    or None for nothing at all (a blank line, or a notification that cannot be served)."""
+def _read(raw: bytes) -> SessionMessage | list[types.JSONRPCError]:
+    """One message off the wire: what the server is to handle, or the errors to answer instead
+    (none for a blank line or a notification that cannot be served)."""
     if not raw.strip():
-        return None
+        return []
     try:
         parsed: Any = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         logger.warning("stdin: not JSON, answered -32700: %s", _shown(raw))
         return [_parse_error(f"Parse error: {exc}")]
-    if isinstance(parsed, list):
-        logger.warning("stdin: a JSON-RPC batch, refused (one message per line): %s", _shown(raw))
-        return batch_replies(parsed)
-    if bad_id(parsed):
-        logger.warning("stdin: a request whose id is not a string or an integer, refused: %s", _shown(raw))
-        return [invalid_request(None, BAD_ID)]
-    if not isinstance(parsed, dict):
-        logger.warning("stdin: not a JSON object, refused: %s", _shown(raw))
-        return [invalid_request(None, "Invalid Request: a message is a JSON object")]
-    try:
-        message = types.jsonrpc_message_adapter.validate_python(parsed, by_name=False)
-    except ValidationError as exc:
-        logger.warning("stdin: not a JSON-RPC 2.0 message, refused: %s", _shown(raw))
-        if "id" not in parsed and "method" in parsed:
-            return None  # a notification is never answered, not even with an error
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
-        return [invalid_request(usable_id(parsed), f"Invalid Request: {where}: {first['msg']}")]
+    message = read_message(parsed)
+    if isinstance(message, Refusal):
+        logger.warning("stdin: %s, refused: %s", message.reason, _shown(raw))
+        return message
     return SessionMessage(message)
 
 
@@ -174,12 +159,12 @@ async def stdio_streams(max_bytes: int) -> AsyncIterator[Streams]:
                         logger.warning("stdin: a message over %d bytes (mcp.max_body_bytes), refused", max_bytes)
                         await replies.send(SessionMessage(invalid_request(None, "Invalid Request: message too large")))
                         continue
-                    read_as = read_message(raw)
+                    read_as = _read(raw)
                     if isinstance(read_as, SessionMessage):
                         await to_server.send(read_as)
-                    elif read_as is not None:
-                        for error in read_as:
-                            await replies.send(SessionMessage(error))
+                        continue
+                    for error in read_as:
+                        await replies.send(SessionMessage(error))
 
         written = anyio.Event()
 
