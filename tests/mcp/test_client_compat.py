@@ -18,9 +18,10 @@ from weblens.mcp.http import standalone_app
 from weblens.testing.providers import FakeBrave
 
 EVERY_TOOL = "think,set_todo_list,get_weather,web_search,web_fetch,web_map,web_crawl,web_screenshot,web_extract"
-REFUSED_BY_SOME_CLIENTS = ("anyOf", "oneOf", "allOf", "$ref", "$defs")
+REFUSED_BY_SOME_CLIENTS = ("anyOf", "oneOf", "allOf", "$ref", "$defs", "exclusiveMinimum", "exclusiveMaximum")
 """Cursor drops a server's whole tool list when one inputSchema composes schemas; `$ref` is
-unresolved by several clients; Gemini maps each schema onto one `type`."""
+unresolved by several clients; Gemini maps each schema onto one `type` and refuses exclusive
+bounds (clients such as Zed forward MCP schemas to it as they are)."""
 
 
 def _nodes(schema: Any) -> list[dict[str, Any]]:
