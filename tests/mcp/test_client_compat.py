@@ -11,6 +11,7 @@ import httpx
 import jsonschema
 import pytest
 from mcp.client.client import Client
+from tests.mcp.conftest import RawStdio
 from tests.mcp.test_http import INITIALIZE, TOKEN, body_of, post
 
 from weblens.app.server import create_app
@@ -129,3 +130,27 @@ def test_a_client_accepting_neither_is_told_what_to_accept(
 ) -> None:
     response = post(str(serve_http(gateway_settings()).url()), Accept="text/html")
     assert response.status_code == 406 and "application/json" in response.json()["error"]["message"]
+
+
+CONTENT_BEFORE_2025_06_18 = {"text", "image", "audio", "resource"}
+"""The content types a 2025-03-26 client knows; mcp 1.9 (Python) fails the whole call on any other."""
+
+
+@pytest.mark.parametrize(("version", "links"), [("2024-11-05", False), ("2025-03-26", False), ("2025-06-18", True)])
+def test_a_client_gets_only_the_content_types_of_its_protocol_over_http(
+    gateway_settings: Callable[..., Any], serve_http: Callable[..., Any], version: str, links: bool
+) -> None:
+    url = str(serve_http(gateway_settings()).url())
+    result = body_of(post(url, WEATHER_CALL, **{"Mcp-Protocol-Version": version}))["result"]
+    kinds = {block["type"] for block in result["content"]}
+    assert ("resource_link" in kinds) is links
+    assert links or kinds <= CONTENT_BEFORE_2025_06_18
+    assert "open-meteo.com" in result["content"][0]["text"]  # the text names the source either way
+
+
+def test_a_2025_03_26_client_over_stdio_gets_no_resource_links(raw_stdio: Callable[..., RawStdio]) -> None:
+    gateway = raw_stdio()
+    assert gateway.initialize("2025-03-26")["result"]["protocolVersion"] == "2025-03-26"
+    gateway.send(WEATHER_CALL)
+    result = gateway.receive()["result"]
+    assert not result["isError"] and {block["type"] for block in result["content"]} <= CONTENT_BEFORE_2025_06_18

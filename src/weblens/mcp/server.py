@@ -36,7 +36,7 @@ import mcp.types as types
 from mcp.server.connection import allowed_log_levels
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS, is_version_at_least
 
 from weblens._version import __version__
 from weblens.context import ToolContext
@@ -138,10 +138,11 @@ def _structured(tool: Tool[Any], data: Any, text: str, schema: dict[str, Any] | 
 
 
 def to_call_result(
-    tool: Tool[Any], result: ToolResult, output_schema: dict[str, Any] | None = None
+    tool: Tool[Any], result: ToolResult, output_schema: dict[str, Any] | None = None, *, links: bool = True
 ) -> types.CallToolResult:
     """A weblens result as an MCP result: text, structuredContent, sources as resource links.
-    `output_schema`: the tool's declared one, when the caller has it at hand."""
+    `output_schema`: the tool's declared one, when the caller has it at hand; `links=False`
+    leaves the links out (the text names the sources too), for clients that predate them."""
     from weblens.net.urls import web_url  # here: the `weblens.net` package loads httpx, which `initialize` never needs
 
     meta: dict[str, Any] = {
@@ -157,7 +158,7 @@ def to_call_result(
     content.extend(types.ImageContent(type="image", data=i.data, mime_type=i.mime_type) for i in result.images)
     content.extend(  # only http(s) sources become links a client may render (never `javascript:`, `file:`)
         types.ResourceLink(uri=link, name=source.title or link, title=source.title or None)
-        for source in result.sources
+        for source in (result.sources if links else ())
         if (link := web_url(source.url)) is not None
     )
     structured, moved = _structured(tool, result.data, result.text, output_schema)
@@ -336,6 +337,16 @@ async def _cancellable(work: Coroutine[Any, Any, T]) -> T:
         raise
 
 
+RESOURCE_LINKS_SINCE = "2025-06-18"
+"""The protocol that added `resource_link` content. Clients of earlier ones (Python SDK < 1.10,
+TypeScript SDK < 1.13) validate content against a closed list of types and fail the whole call
+on one they do not know; the SDK's server sends every handshake version the same content."""
+
+
+def _knows_links(version: str) -> bool:
+    return version in MODERN_PROTOCOL_VERSIONS or is_version_at_least(version, RESOURCE_LINKS_SINCE)
+
+
 class _Declared(NamedTuple):
     """The gateway's tools, built once: their MCP declarations, input and output schemas by name."""
 
@@ -378,7 +389,7 @@ def create_server(tools: ToolsetSource, *, name: str = SERVER_NAME) -> Server[An
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool {params.name!r}; available: {known}")
         async with _reporting(ctx, params):
             result = await _cancellable(tool.execute(params.arguments or {}, ToolContext(agent_name="mcp")))
-        return to_call_result(tool, result, found.outputs.get(tool.name))
+        return to_call_result(tool, result, found.outputs.get(tool.name), links=_knows_links(ctx.protocol_version))
 
     async def set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
         _connection_state(ctx)[LOG_LEVEL_STATE] = params.level
