@@ -338,9 +338,9 @@ async def _cancellable(work: Coroutine[Any, Any, T]) -> T:
 
 
 RESOURCE_LINKS_SINCE = "2025-06-18"
-"""The protocol that added `resource_link` content. Clients of earlier ones (Python SDK < 1.10,
-TypeScript SDK < 1.13) validate content against a closed list of types and fail the whole call
-on one they do not know; the SDK's server sends every handshake version the same content."""
+"""The protocol that added `resource_link` content. Clients of earlier ones (the Python SDK 1.9
+and the TypeScript SDK 1.11, for two) validate content against a closed list of types and fail
+the whole call on one they do not know; the SDK's server sends every handshake version the same."""
 
 
 def _knows_links(version: str) -> bool:
