@@ -317,7 +317,9 @@ def _mcp(tool: Tool[Any]) -> Schema:
     declared: Schema = {
         "name": tool.name,
         "description": tool.description,
-        "inputSchema": _plain(tool.json_schema),
+        # compact too: Cursor refuses every tool of a server when one inputSchema holds `anyOf`, and
+        # an optional argument sent as null means its default anyway (`Tool.validate`)
+        "inputSchema": compact_schema(_plain(tool.json_schema)),
     }
     if tool.output_schema is not None:
         declared["outputSchema"] = compact_schema(_plain(tool.output_schema))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import queue
 import shutil
 import socket
 import subprocess
@@ -168,6 +171,81 @@ def stdio_gateway(gateway_env: dict[str, str]) -> Callable[..., StdioServerParam
         )
 
     return params
+
+
+class RawStdio:
+    """`python -m weblens mcp` on stdio, written to byte by byte as any client might; what it
+    prints on stdout is read line by line in a thread, so a test can wait for a line or for none."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "weblens", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env={**os.environ, **env},
+        )  # fmt: skip
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def write(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, message: Any) -> None:
+        self.write(json.dumps(message).encode() + b"\n")
+
+    def line(self, timeout: float = STARTUP_TIMEOUT_S) -> bytes | None:
+        """The next line on stdout, or None when none comes within `timeout`."""
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def receive(self, timeout: float = STARTUP_TIMEOUT_S) -> Any:
+        line = self.line(timeout)
+        assert line is not None, "no answer"
+        return json.loads(line)
+
+    def initialize(self, version: str = "2025-06-18") -> Any:
+        client = {"name": "raw", "version": "0"}
+        params = {"protocolVersion": version, "capabilities": {}, "clientInfo": client}
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+        answer = self.receive(90)  # a loaded machine imports slowly
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer
+
+    def close(self) -> int:
+        """Close stdin, as a client that goes away does; the exit code."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(20)
+
+    def stderr(self) -> str:
+        assert self.proc.stderr is not None and self.proc.poll() is not None
+        return self.proc.stderr.read().decode(errors="replace")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def raw_stdio(gateway_env: dict[str, str]) -> Iterator[Callable[..., RawStdio]]:
+    """Start `weblens mcp` on stdio with extra environment; killed after the test if still running."""
+    started: list[RawStdio] = []
+
+    def start(**env: str) -> RawStdio:
+        started.append(RawStdio({**gateway_env, **env}))
+        return started[-1]
+
+    yield start
+    for gateway in started:
+        gateway.kill()
 
 
 def npm_tool(

@@ -19,8 +19,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
 
@@ -37,6 +38,8 @@ _HEAD_TIMEOUT_S = 30.0
 _PIPE_CHUNK = 64 * 1024
 _MAX_REQUEST_BODY = 10 * 1024 * 1024
 _MAX_REFUSALS_KEPT = 200
+_HANGUP_POLL_S = 0.1
+T = TypeVar("T")
 # hop-by-hop headers (RFC 9110 7.6.1) and what the proxy sets itself
 _HOP = frozenset(
     {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer",
@@ -113,6 +116,25 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
     finally:
         with contextlib.suppress(Exception):
             writer.close()
+
+
+async def _while_connected(reader: asyncio.StreamReader, work: Awaitable[T]) -> T:
+    """`work`, cancelled when the browser closes its connection meanwhile: its page was closed
+    (the render was cancelled or timed out), so the upstream request ends with it instead of
+    running on to its own timeout. Raises ConnectionError then. A browser sends nothing more on
+    the connection while it waits for the answer, so its end of input is the hang-up."""
+    task = asyncio.ensure_future(work)
+    try:
+        while not task.done():
+            if reader.at_eof():
+                raise ConnectionError("the browser closed the connection")
+            await asyncio.wait({task}, timeout=_HANGUP_POLL_S)
+        return task.result()
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
 
 
 class GuardProxy:
@@ -285,14 +307,14 @@ class GuardProxy:
                 await self._check(str(url), url.host, url.port or default_port(url.scheme))
             with translate_errors(url.host):
                 request = client.build_request(method, url, headers=forwarded, content=body or None)
-                response = await client.send(request, stream=True, follow_redirects=False)
+                response = await _while_connected(reader, client.send(request, stream=True, follow_redirects=False))
         except WeblensError as exc:
             refusal = exc.code in ("blocked", "validation_error")
             writer.write(self._refuse(target, exc.message) if refusal else _reply(502, "Bad Gateway", exc.message))
             await writer.drain()
             return keep
         try:
-            await self._relay(method, response, writer, keep)
+            await _while_connected(reader, self._relay(method, response, writer, keep))
         finally:
             await response.aclose()
         return keep

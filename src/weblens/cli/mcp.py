@@ -60,7 +60,7 @@ async def _stdio(settings: Settings, enabled: list[str] | None) -> None:
         return gateway_toolset(runtimes[0], enabled)
 
     try:
-        await serve_stdio(create_server(build))
+        await serve_stdio(create_server(build), max_bytes=settings.mcp.max_body_bytes)
     finally:
         for runtime in runtimes:
             await runtime.aclose()

@@ -15,7 +15,9 @@ warnings during the call (a provider that failed, a key refused), are sent as lo
 (`notifications/message`) at the levels the client asked for: `logging/setLevel` for the
 connection (clients before protocol 2026-07-28), or per request in `_meta`. A client's
 `notifications/cancelled` cancels the handler (the SDK's default), which cancels the
-tool and closes its upstream requests; no later provider is asked.
+tool and closes its upstream requests; no later provider is asked. The tool runs as its own
+asyncio task, cancelled once and awaited: the SDK's anyio cancellation would interrupt every
+`await` of the tool's cleanup too (a browser page would stay open, its request running).
 """
 
 from __future__ import annotations
@@ -24,21 +26,21 @@ import asyncio
 import logging
 import threading
 import warnings
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, get_args
 
 import anyio
 import mcp.types as types
 from mcp.server.connection import allowed_log_levels
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS, is_version_at_least
 
 from weblens._version import __version__
 from weblens.context import ToolContext
+from weblens.mcp.stdio import stdio_streams
 from weblens.progress import Progress, watching
 from weblens.redact import redact_text
 from weblens.result import ToolResult
@@ -83,7 +85,11 @@ GENERIC_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 """For tools that declare no output model: their data is wrapped as `{"result": ...}`."""
 
+CLEANUP_TIMEOUT_S = 15.0
+"""How long a cancelled call may take to clean up (close its browser page, its connections)."""
+
 logger = logging.getLogger("weblens.mcp")
+T = TypeVar("T")
 
 
 def gateway_toolset(runtime: Runtime, enabled: Iterable[str] | None = None) -> Toolset:
@@ -132,10 +138,11 @@ def _structured(tool: Tool[Any], data: Any, text: str, schema: dict[str, Any] | 
 
 
 def to_call_result(
-    tool: Tool[Any], result: ToolResult, output_schema: dict[str, Any] | None = None
+    tool: Tool[Any], result: ToolResult, output_schema: dict[str, Any] | None = None, *, links: bool = True
 ) -> types.CallToolResult:
     """A weblens result as an MCP result: text, structuredContent, sources as resource links.
-    `output_schema`: the tool's declared one, when the caller has it at hand."""
+    `output_schema`: the tool's declared one, when the caller has it at hand; `links=False`
+    leaves the links out (the text names the sources too), for clients that predate them."""
     from weblens.net.urls import web_url  # here: the `weblens.net` package loads httpx, which `initialize` never needs
 
     meta: dict[str, Any] = {
@@ -151,7 +158,7 @@ def to_call_result(
     content.extend(types.ImageContent(type="image", data=i.data, mime_type=i.mime_type) for i in result.images)
     content.extend(  # only http(s) sources become links a client may render (never `javascript:`, `file:`)
         types.ResourceLink(uri=link, name=source.title or link, title=source.title or None)
-        for source in result.sources
+        for source in (result.sources if links else ())
         if (link := web_url(source.url)) is not None
     )
     structured, moved = _structured(tool, result.data, result.text, output_schema)
@@ -311,6 +318,35 @@ async def _reporting(ctx: Any, params: types.CallToolRequestParams) -> AsyncIter
         _reporter.reset(token)
 
 
+async def _cancellable(work: Coroutine[Any, Any, T]) -> T:
+    """`work` as an asyncio task, cancelled the asyncio way when the SDK cancels the request.
+
+    anyio (the SDK) cancels level-triggered: every `await` inside the cancelled scope fails,
+    those of a `finally` block too, so weblens' cleanup (closing a browser context, which
+    ends the page's upstream request) would never run. Here the task is cancelled once and
+    its cleanup awaited (bounded by `CLEANUP_TIMEOUT_S`), shielded from the SDK's scope."""
+    task = asyncio.ensure_future(work)  # the context (progress and log reporting) is copied into it
+    try:
+        return await asyncio.shield(task)
+    except BaseException:
+        task.cancel()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CLEANUP_TIMEOUT_S):
+            await asyncio.wait({task})
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: the call is over, its late failure is not news
+        raise
+
+
+RESOURCE_LINKS_SINCE = "2025-06-18"
+"""The protocol that added `resource_link` content. Clients of earlier ones (the Python SDK 1.9
+and the TypeScript SDK 1.11, for two) validate content against a closed list of types and fail
+the whole call on one they do not know; the SDK's server sends every handshake version the same."""
+
+
+def _knows_links(version: str) -> bool:
+    return version in MODERN_PROTOCOL_VERSIONS or is_version_at_least(version, RESOURCE_LINKS_SINCE)
+
+
 class _Declared(NamedTuple):
     """The gateway's tools, built once: their MCP declarations, input and output schemas by name."""
 
@@ -352,8 +388,8 @@ def create_server(tools: ToolsetSource, *, name: str = SERVER_NAME) -> Server[An
             known = ", ".join(found.tools.names) or "(none)"
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool {params.name!r}; available: {known}")
         async with _reporting(ctx, params):
-            result = await tool.execute(params.arguments or {}, ToolContext(agent_name="mcp"))
-        return to_call_result(tool, result, found.outputs.get(tool.name))
+            result = await _cancellable(tool.execute(params.arguments or {}, ToolContext(agent_name="mcp")))
+        return to_call_result(tool, result, found.outputs.get(tool.name), links=_knows_links(ctx.protocol_version))
 
     async def set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
         _connection_state(ctx)[LOG_LEVEL_STATE] = params.level
@@ -375,7 +411,8 @@ def create_server(tools: ToolsetSource, *, name: str = SERVER_NAME) -> Server[An
         )
 
 
-async def serve_stdio(server: Server[Any]) -> None:
-    """Serve `server` on this process's stdin/stdout until the client closes them."""
-    async with stdio_server() as (read_stream, write_stream):
+async def serve_stdio(server: Server[Any], *, max_bytes: int) -> None:
+    """Serve `server` on this process's stdin/stdout until the client closes stdin; a message
+    over `max_bytes` is refused."""
+    async with stdio_streams(max_bytes) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

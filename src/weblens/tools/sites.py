@@ -70,7 +70,7 @@ class WebCrawlParams(BaseModel):
     )
     time_budget_s: float = Field(
         default=60.0,
-        gt=0,
+        ge=1,  # not gt=0: Gemini refuses `exclusiveMinimum`, and clients forward MCP schemas to it as they are
         le=MAX_TIME_BUDGET_S,
         description="Seconds the crawl may take; past it you get the pages read so far, marked partial",
     )
