@@ -134,7 +134,8 @@ _UNSEEN = etree.XPath("//svg|//style|//template|//script[not(contains(@type, 'js
 # on a copy it alone reads (the page text reads every text node apart). The longest run on either corpus is 96; with
 # every run from two elements up joined this way, all 590 pages read the same.
 _EMPTY_RUN = 100
-_EMPTY = etree.XPath("//*[not(node())][" + " or ".join(f"self::{tag}" for tag in sorted(CUT_EMPTY_ELEMS)) + "]")
+_PRUNED_TAGS = frozenset(CUT_EMPTY_ELEMS)
+_EMPTY = etree.XPath("descendant::*[not(node())]")  # then a set lookup: 22 tags named in XPath cost 3 µs an element
 # The bytes handed to lxml are always UTF-8 (we decoded them); a stale meta charset must not win.
 _PARSER = etree.HTMLParser(
     encoding="utf-8", collect_ids=False, default_doctype=False, remove_comments=True, remove_pis=True
@@ -334,6 +335,8 @@ def _empty_runs(tree: lxml_html.HtmlElement) -> list[list[lxml_html.HtmlElement]
     runs: list[list[lxml_html.HtmlElement]] = []
     run: list[lxml_html.HtmlElement] = []
     for element in _EMPTY(tree):
+        if element.tag not in _PRUNED_TAGS:
+            continue
         if not run or element.getprevious() is not run[-1]:
             if len(run) > _EMPTY_RUN:
                 runs.append(run)
