@@ -13,6 +13,7 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import termios
@@ -27,8 +28,17 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 WEBLENS = [sys.executable, "-m", "weblens"]
 
 
-def _controlling_tty() -> None:
+def _new_session() -> None:
+    """A fresh session with Ctrl-C and Ctrl-\\ as a shell gives them: a test run started in the background
+    (`cmd &` without job control) ignores SIGINT, and a child would inherit that (serve would exit 0, chat would
+    not stop an answer)."""
     os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
+def _controlling_tty() -> None:
+    _new_session()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
@@ -46,7 +56,7 @@ class Terminal:
             stdout=out_slave,
             stderr=err_slave,
             env={**env, "COLUMNS": "160", "LINES": "50", "TERM": "xterm"},
-            preexec_fn=_controlling_tty if stdin_tty else os.setsid,
+            preexec_fn=_controlling_tty if stdin_tty else _new_session,
             close_fds=True,
         )
         os.close(out_slave)
