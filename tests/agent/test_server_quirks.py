@@ -1,0 +1,186 @@
+"""The agent against the ways real OpenAI-compatible servers stream differently from OpenAI.
+
+Each test scripts one server's habit over real HTTP and asserts what the user gets.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from weblens import Toolset
+from weblens.agent import Agent, ChatModel
+from weblens.testing.llm import ScriptedLLM, Turn, call
+from weblens.testing.server import Reply
+
+from .conftest import Answer
+
+
+def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in request["messages"] if m["role"] == "tool"]
+
+
+async def _two_searches(llm: ScriptedLLM, ask: Any, make_search: Any, **habit: Any) -> Answer:
+    queries: list[str] = []
+    calls = [call("web_search", {"query": "Oslo weather"}), call("web_search", {"query": "Bergen weather"})]
+    llm.add(Turn(tool_calls=calls, **habit), Turn(text="Both looked up [1]."))
+    answer = await ask("weather in Oslo and Bergen?", [make_search(calls=queries)])
+    assert sorted(queries) == ["Bergen weather", "Oslo weather"], answer.events
+    assert [c.arguments for c in answer.calls] == [{"query": "Oslo weather"}, {"query": "Bergen weather"}]
+    assert [r.ok for r in answer.results] == [True, True]
+    assert len(tool_messages(llm.sent[1])) == 2
+    return answer
+
+
+async def test_parallel_calls_all_at_index_zero_stay_apart(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    answer = await _two_searches(llm, ask, make_search, call_indexes="zero")
+    assert answer.done.answer == "Both looked up [1]."
+
+
+async def test_calls_streamed_without_an_index_stay_apart(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    await _two_searches(llm, ask, make_search, call_indexes="absent")
+
+
+async def test_a_name_repeated_in_every_fragment_is_one_name(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    answer = await _two_searches(llm, ask, make_search, name_every_fragment=True)
+    assert [c.name for c in answer.calls] == ["web_search", "web_search"]
+
+
+async def test_a_no_argument_call_with_an_empty_arguments_string_runs(llm: ScriptedLLM, ask: Any) -> None:
+    from pydantic import BaseModel
+
+    from weblens import ToolResult, define_tool
+
+    class NoArgs(BaseModel):
+        pass
+
+    async def now(params: NoArgs) -> ToolResult:
+        return ToolResult.success("It is noon.")
+
+    clock = define_tool(name="current_time", description="The time", input_schema=NoArgs, execute=now)
+    llm.add(Turn(tool_calls=[call("current_time", "")]), Turn(text="Noon."))
+
+    answer = await ask("time?", [clock])
+
+    assert [r.ok for r in answer.results] == [True] and answer.done.answer == "Noon."
+    assert llm.sent[1]["messages"][-2]["tool_calls"][0]["function"]["arguments"] == "{}"
+
+
+async def test_thinking_in_the_content_is_not_the_answer(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    """DeepSeek-R1 / Qwen3 through Ollama write their reasoning into the content as <think>…</think>."""
+    llm.add(Turn(text="<think>\nThe user wants the capital. It is Paris.\n</think>\n\nParis is the capital of France."))
+
+    answer = await ask("capital of France?", [make_search()])
+
+    assert answer.text == "Paris is the capital of France."
+    assert answer.done.answer == "Paris is the capital of France." and "think" not in answer.done.message
+
+
+async def test_thinking_before_a_tool_call_is_not_sent_back_or_shown(
+    llm: ScriptedLLM, ask: Any, make_search: Any
+) -> None:
+    llm.add(
+        Turn(text="<think>I should search.</think>", tool_calls=[call("web_search", {"query": "AI news"})]),
+        Turn(text="<think>Source 1 says it.</think>AI news [1]."),
+    )
+
+    answer = await ask("AI news?", [make_search()])
+
+    assert answer.done.answer == "AI news [1]."
+    assert llm.sent[1]["messages"][-2]["content"] is None
+
+
+async def test_reasoning_fields_are_not_shown(llm: ScriptedLLM, ask: Any) -> None:
+    llm.add(Turn(reasoning="Let me think about France.", text="Paris."))
+
+    answer = await ask("capital of France?")
+
+    assert answer.text == "Paris." and answer.done.answer == "Paris."
+
+
+async def test_a_server_that_refuses_stream_options_still_answers(make_search: Any) -> None:
+    """Mistral, older vLLM and some gateways answer 400 "Unknown parameter: 'stream_options'"."""
+    async with ScriptedLLM(unsupported=["stream_options"]) as llm:
+        llm.add(Turn(tool_calls=[call("web_search", {"query": "AI news"})]), Turn(text="AI news [1]."))
+        model = ChatModel(base_url=llm.base_url, model="m", timeout=10)
+        try:
+            events = [e async for e in Agent(model, Toolset([make_search()])).run("AI news?")]
+        finally:
+            await model.aclose()
+        answer = Answer(events)
+
+        assert answer.error is None and answer.done.answer == "AI news [1]."
+        assert ["stream_options" in body for body in llm.sent] == [True, False, False]  # asked once
+
+
+async def test_an_html_page_instead_of_a_stream_names_the_base_url_setting(llm: ScriptedLLM, ask: Any) -> None:
+    """A base URL without /v1 often reaches a web UI that answers 200 with its HTML page."""
+    page = "<!DOCTYPE html><html><head><title>Open WebUI</title></head><body>app</body></html>"
+    llm.server.queue("/v1/chat/completions", Reply(body=page, content_type="text/html; charset=utf-8"))
+
+    answer = await ask("hi")
+
+    assert answer.error is not None and answer.error.code == "upstream_error"
+    assert "HTML page" in answer.error.message and "WEBLENS_LLM_BASE_URL" in answer.error.message
+
+
+async def test_an_empty_stream_is_an_error_not_an_empty_answer(llm: ScriptedLLM, ask: Any) -> None:
+    llm.server.queue("/v1/chat/completions", Reply(body="", content_type="text/event-stream"))
+
+    answer = await ask("hi")
+
+    assert answer.error is not None and "empty stream" in answer.error.message
+
+
+async def test_a_stalled_stream_times_out_and_names_the_setting() -> None:
+    async with ScriptedLLM([Turn(text="a slow answer", chunk_interval_s=2.0)]) as llm:
+        model = ChatModel(base_url=llm.base_url, model="m", timeout=0.3, max_retries=0)
+        try:
+            answer = Answer([e async for e in Agent(model, Toolset([])).run("hi")])
+        finally:
+            await model.aclose()
+
+    assert answer.error is not None and answer.error.code == "timeout"
+    assert "0.3 s" in answer.error.message and "WEBLENS_LLM_TIMEOUT" in answer.error.message
+
+
+def test_scripted_fragments_are_keyed_as_scripted() -> None:
+    """The scripted server really sends the habit the tests above rely on."""
+    llm = ScriptedLLM()
+    calls = [call("a", {"x": 1}), call("b", {"y": 2})]
+    for habit, expected in (("zero", {0}), ("absent", {None}), ("openai", {0, 1})):
+        chunks = list(llm._chunks(Turn(tool_calls=calls, call_indexes=habit), include_usage=False))
+        found = set()
+        for raw in chunks:
+            data = raw.decode().removeprefix("data: ").strip()
+            if data == "[DONE]":
+                continue
+            for fragment in json.loads(data)["choices"][0]["delta"].get("tool_calls") or ():
+                found.add(fragment.get("index"))
+        assert found == expected, habit
+
+
+async def test_calls_without_ids_at_one_index_are_told_apart_by_their_names(llm: ScriptedLLM, model: ChatModel) -> None:
+    def fragment(**function: str) -> str:
+        delta = {"tool_calls": [{"index": 0, "function": function}]}
+        return "data: " + json.dumps({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]}) + "\n\n"
+
+    body = "".join(
+        [
+            fragment(name="web_search", arguments='{"query": '),
+            fragment(arguments='"Oslo"}'),
+            fragment(name="get_weather", arguments='{"city": "Oslo"}'),
+            fragment(name="web_search", arguments='{"query": "Bergen"}'),
+            "data: [DONE]\n\n",
+        ]
+    )
+    llm.server.queue("/v1/chat/completions", Reply(body=body, content_type="text/event-stream"))
+
+    turn = await model.complete([{"role": "user", "content": "q"}])
+
+    assert [(c.name, c.arguments) for c in turn.tool_calls] == [
+        ("web_search", '{"query": "Oslo"}'),
+        ("get_weather", '{"city": "Oslo"}'),
+        ("web_search", '{"query": "Bergen"}'),
+    ]
+    assert len({c.id for c in turn.tool_calls}) == 3
