@@ -184,3 +184,119 @@ async def test_calls_without_ids_at_one_index_are_told_apart_by_their_names(llm:
         ("web_search", '{"query": "Bergen"}'),
     ]
     assert len({c.id for c in turn.tool_calls}) == 3
+
+
+async def test_a_tool_name_in_the_wrong_case_calls_the_tool(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    queries: list[str] = []
+    llm.add(Turn(tool_calls=[call("Web_Search", {"query": "AI news"})]), Turn(text="AI news [1]."))
+
+    answer = await ask("AI news?", [make_search(calls=queries)])
+
+    assert queries == ["AI news"] and [r.ok for r in answer.results] == [True]
+    assert answer.calls[0].name == "web_search"
+    assert llm.sent[1]["messages"][-2]["tool_calls"][0]["function"]["name"] == "web_search"
+
+
+async def test_an_invented_tool_is_an_error_the_model_reads(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    llm.add(Turn(tool_calls=[call("browse_internet", {"url": "x"})]), Turn(text="I could not browse."))
+
+    answer = await ask("q", [make_search()])
+
+    assert [r.outcome for r in answer.results] == ["not_found"]
+    assert "Available tools: web_search" in tool_messages(llm.sent[1])[0]["content"]
+    assert answer.error is None and answer.done.answer == "I could not browse."
+
+
+async def test_arguments_that_are_not_an_object_are_an_error_the_model_reads(
+    llm: ScriptedLLM, ask: Any, make_search: Any
+) -> None:
+    llm.add(Turn(tool_calls=[call("web_search", '["AI news"]')]), Turn(text="Sorry."))
+
+    answer = await ask("q", [make_search()])
+
+    assert [r.outcome for r in answer.results] == ["validation_error"]
+    assert answer.error is None and answer.done.answer == "Sorry."
+
+
+async def test_arguments_encoded_twice_are_read_once_more(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    """Some models behind vLLM/Ollama send the arguments object as a JSON string inside JSON."""
+    queries: list[str] = []
+    llm.add(Turn(tool_calls=[call("web_search", json.dumps('{"query": "AI news"}'))]), Turn(text="AI news [1]."))
+
+    answer = await ask("q", [make_search(calls=queries)])
+
+    assert queries == ["AI news"] and answer.calls[0].arguments == {"query": "AI news"}
+
+
+async def test_an_answer_cut_at_the_token_limit_says_so(llm: ScriptedLLM, ask: Any) -> None:
+    llm.add(Turn(text="The three reasons are: first,", finish_reason="length"))
+
+    answer = await ask("why?")
+
+    assert answer.done.finish_reason == "length"
+    assert answer.done.notice is not None and "cut short" in answer.done.notice
+
+
+async def test_an_answer_stopped_by_the_content_filter_says_so(llm: ScriptedLLM, ask: Any) -> None:
+    llm.add(Turn(text="", finish_reason="content_filter"))
+
+    answer = await ask("something")
+
+    assert answer.done.finish_reason == "content_filter"
+    assert answer.done.notice is not None and "content filter" in answer.done.notice
+
+
+async def test_tool_calls_with_finish_reason_stop_still_run(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    """vLLM and Ollama end a tool-calling turn with "stop"; the calls are what counts."""
+    queries: list[str] = []
+    llm.add(Turn(tool_calls=[call("web_search", {"query": "x"})], finish_reason="stop"), Turn(text="x [1]."))
+
+    answer = await ask("q", [make_search(calls=queries)])
+
+    assert queries == ["x"] and answer.done.answer == "x [1]." and answer.done.finish_reason == "stop"
+
+
+async def test_finish_reason_tool_calls_without_calls_is_the_answer(
+    llm: ScriptedLLM, ask: Any, make_search: Any
+) -> None:
+    llm.add(Turn(text="Paris.", finish_reason="tool_calls"))
+
+    answer = await ask("q", [make_search()])
+
+    assert answer.error is None and answer.done.answer == "Paris." and answer.calls == []
+
+
+async def test_a_stream_that_ends_before_the_model_finished_is_an_error(llm: ScriptedLLM, ask: Any) -> None:
+    """No finish_reason and no [DONE]: the server closed the stream cleanly but early."""
+    chunk = {"choices": [{"index": 0, "delta": {"content": "The answer is"}, "finish_reason": None}]}
+    llm.server.queue(
+        "/v1/chat/completions", Reply(body="data: " + json.dumps(chunk) + "\n\n", content_type="text/event-stream")
+    )
+
+    answer = await ask("q")
+
+    assert answer.text == "The answer is"
+    assert answer.error is not None and "ended before" in answer.error.message
+
+
+async def test_a_stream_without_done_that_finished_is_complete(llm: ScriptedLLM, ask: Any) -> None:
+    chunk = {"choices": [{"index": 0, "delta": {"content": "Paris."}, "finish_reason": "stop"}]}
+    llm.server.queue(
+        "/v1/chat/completions", Reply(body="data: " + json.dumps(chunk) + "\n\n", content_type="text/event-stream")
+    )
+
+    answer = await ask("q")
+
+    assert answer.error is None and answer.done.answer == "Paris."
+
+
+async def test_arguments_sent_as_an_object_are_read(llm: ScriptedLLM, model: ChatModel) -> None:
+    """llama.cpp's server can send `arguments` as a JSON object instead of JSON text."""
+    delta = {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "web_search", "arguments": {"query": "x"}}}]}
+    chunk = {"choices": [{"index": 0, "delta": delta, "finish_reason": "tool_calls"}]}
+    body = "data: " + json.dumps(chunk) + "\n\ndata: [DONE]\n\n"
+    llm.server.queue("/v1/chat/completions", Reply(body=body, content_type="text/event-stream"))
+
+    turn = await model.complete([{"role": "user", "content": "q"}])
+
+    assert [(c.name, json.loads(c.arguments)) for c in turn.tool_calls] == [("web_search", {"query": "x"})]

@@ -65,6 +65,11 @@ REPEAT_NOTE = (
 NO_TOOL_SUPPORT = "the model does not support tool calling"
 EMPTY_ANSWER = "(The model returned no answer.)"
 STEP_LIMIT_FINISH = "step_limit"
+CUT_SHORT = {
+    "length": "The answer was cut short: the model reached its output token limit.",
+    "content_filter": "The model's content filter stopped the answer.",
+}
+"""What the user is told when the model's last turn ended for these reasons rather than "stop"."""
 
 logger = logging.getLogger("weblens.agent")
 
@@ -210,6 +215,14 @@ class _Run:
                 call.id = f"{base}_{n}"
             self.call_ids.add(call.id)
 
+    def _known_names(self, calls: list[ToolCall]) -> None:
+        """A name that matches one tool but for case or spaces (`Web_Search`, small models write
+        such) is that tool's; any other unknown name stays, and the model reads the list of tools."""
+        names = {name.casefold(): name for name in self.agent.tools.names}
+        for call in calls:
+            if self.agent.tools.get(call.name) is None:
+                call.name = names.get(call.name.strip().casefold(), call.name)
+
     def _unavailable_reason(self) -> str:
         missing = self.agent.tools.unavailable
         if missing:
@@ -257,6 +270,7 @@ class _Run:
                     break
                 steps += 1
                 self._unique_ids(turn.tool_calls)
+                self._known_names(turn.tool_calls)
                 messages.append(self._assistant_message(turn))
                 async with aclosing(self._call_tools(turn.tool_calls, messages)) as tool_events:
                     async for tool_event in tool_events:
@@ -269,6 +283,9 @@ class _Run:
             message = redact_text(f"the answer failed: {type(exc).__name__}: {exc}")
             yield ErrorEvent(code="internal_error", message=message)
             return
+        cut = CUT_SHORT.get(finish)
+        if cut is not None:
+            notice = f"{notice} {cut}" if notice else cut
         if not "".join(self.answer).strip():
             self.answer.append(EMPTY_ANSWER)
             yield Delta(text=EMPTY_ANSWER)

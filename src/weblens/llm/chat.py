@@ -151,7 +151,7 @@ class ChatModel:
         `response_format` (a JSON Schema the answer must follow) and `tool_choice` (a forced
         tool call) are sent only when given: not every OpenAI-compatible server takes them.
         """
-        turn = ModelTurn()
+        turn = ModelTurn(finish_reason="")  # set by the stream; "stop" when it ended with [DONE] alone
         calls = _CallAssembler()
         thinking = ThinkFilter()
         what = f"the model at {mask_url(self.base_url)}"
@@ -165,9 +165,10 @@ class ChatModel:
                 response = await self._open(opened, messages, kwargs)
                 _expect_event_stream(response.http_response.headers.get("content-type", ""), what)
                 lines = response.http_response.aiter_lines()
-                chunks = 0
+                chunks, finished = 0, False
                 async for data in _event_data(lines):
                     if data.startswith("[DONE]"):
+                        finished = True
                         await _drain(lines)
                         break
                     chunks += 1
@@ -178,11 +179,18 @@ class ChatModel:
                             yield shown
                 if not chunks:
                     raise UpstreamError(f"{what} answered with an empty stream (no chat-completion chunks)")
+                if not (finished or turn.finish_reason):
+                    # closed cleanly but early (a proxy's timeout, a crashed worker): the answer is incomplete
+                    raise UpstreamError(
+                        f"the stream from {what} ended before the model finished (no finish_reason, no [DONE])",
+                        retryable=True,
+                    )
         rest = thinking.flush()
         if rest:
             turn.text += rest
             yield rest
         turn.tool_calls = calls.calls()
+        turn.finish_reason = turn.finish_reason or "stop"
         yield turn
 
     async def _open(self, opened: AsyncExitStack, messages: Sequence[dict[str, Any]], kwargs: dict[str, Any]) -> Any:
@@ -274,7 +282,11 @@ class _CallAssembler:
         if name != call.name:
             call.name += name
         if isinstance(function, dict):
-            call.arguments += _text(function, "arguments")
+            arguments = function.get("arguments")
+            if isinstance(arguments, dict):  # llama.cpp's --tool-args-object: an object, not JSON text
+                call.arguments = json.dumps(arguments, ensure_ascii=False)
+            elif isinstance(arguments, str):
+                call.arguments += arguments
 
     @staticmethod
     def _starts_anew(call: ToolCall, call_id: str, name: str) -> bool:
@@ -289,6 +301,7 @@ class _CallAssembler:
         calls = [call for _, call in sorted(self._calls, key=lambda item: item[0])]
         for number, call in enumerate(calls):
             call.id = call.id or f"call_{number}"
+            call.arguments = _unwrapped(call.arguments)
         return calls
 
 
@@ -317,6 +330,17 @@ def _absorb(chunk: dict[str, Any], turn: ModelTurn, calls: _CallAssembler) -> It
         finish = choice.get("finish_reason")
         if isinstance(finish, str) and finish:
             turn.finish_reason = finish
+
+
+def _unwrapped(arguments: str) -> str:
+    """Arguments some models encode twice (a JSON string holding the JSON object) read once more."""
+    try:
+        inner = json.loads(arguments)
+        if isinstance(inner, str) and isinstance(json.loads(inner), dict):
+            return inner
+    except (ValueError, RecursionError):
+        pass
+    return arguments
 
 
 def _whole_json(text: str) -> bool:
