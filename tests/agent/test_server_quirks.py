@@ -300,3 +300,53 @@ async def test_arguments_sent_as_an_object_are_read(llm: ScriptedLLM, model: Cha
     turn = await model.complete([{"role": "user", "content": "q"}])
 
     assert [(c.name, json.loads(c.arguments)) for c in turn.tool_calls] == [("web_search", {"query": "x"})]
+
+
+async def test_a_call_written_as_json_text_is_run_not_shown(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    """Small models behind Ollama answer with the call in the content instead of tool_calls."""
+    queries: list[str] = []
+    written = '```json\n{"name": "web_search", "parameters": {"query": "AI news"}}\n```'
+    llm.add(Turn(text=written), Turn(text="AI news [1]."))
+
+    answer = await ask("AI news?", [make_search(calls=queries)])
+
+    assert queries == ["AI news"]
+    assert answer.text == "AI news [1]." and answer.done.answer == "AI news [1]."
+    assistant = llm.sent[1]["messages"][-2]
+    assert assistant["content"] is None and assistant["tool_calls"][0]["function"]["name"] == "web_search"
+
+
+async def test_calls_written_in_tool_call_tags_are_run(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    queries: list[str] = []
+    written = (
+        '<tool_call>\n{"name": "web_search", "arguments": {"query": "a"}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "web_search", "arguments": {"query": "b"}}\n</tool_call>'
+    )
+    llm.add(Turn(text=written), Turn(text="Done [1]."))
+
+    answer = await ask("q", [make_search(calls=queries)])
+
+    assert sorted(queries) == ["a", "b"] and answer.done.answer == "Done [1]."
+
+
+async def test_json_that_is_not_a_call_is_the_answer(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    text = '{"name": "Ada Lovelace", "born": 1815}'
+    llm.add(Turn(text=text))
+
+    answer = await ask("Give me Ada as JSON", [make_search()])
+
+    assert answer.text == text and answer.done.answer == text and answer.calls == []
+    assert len(llm.sent) == 1
+
+
+async def test_text_that_merely_starts_like_a_call_streams_as_it_comes(
+    llm: ScriptedLLM, ask: Any, make_search: Any
+) -> None:
+    for text in ("[1] is the first source; see it.", "```python\nprint('hi')\n```", '{ "a": 1 } is JSON.'):
+        llm.add(Turn(text=text))
+
+        answer = await ask("q", [make_search()])
+
+        assert answer.done.answer == text
+        streamed = [e.text for e in answer.events if e.type == "delta"]
+        assert len(streamed) > 1 or text.startswith("{"), streamed

@@ -29,6 +29,7 @@ from weblens.agent.links import LinkGuard, link_key
 from weblens.agent.llm import ModelTurn, ToolCall
 from weblens.agent.provenance import ProvenanceMode, UrlProvenance
 from weblens.agent.verify import check_citations
+from weblens.agent.written_calls import may_be_written_call, written_calls
 from weblens.config import DEFAULT_MAX_USES, Settings
 from weblens.context import ToolContext
 from weblens.errors import UpstreamError, WeblensError
@@ -308,23 +309,47 @@ class _Run:
         self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]
     ) -> AsyncGenerator[Delta | ModelTurn, None]:
         separate = bool(self.answer) and not "".join(self.answer).endswith("\n")
+        turn = ModelTurn()
+        held: list[str] | None = [] if tools else None
+        """With tools offered, text that may be a call written as text waits until it is known not to be."""
         async with aclosing(self.agent.model.stream(messages, tools)) as pieces:
             async for piece in pieces:
                 if isinstance(piece, ModelTurn):
                     self.usage.add(piece.usage)
-                    yield piece
+                    turn = piece
                     continue
+                if held is not None:
+                    held.append(piece)
+                    if may_be_written_call("".join(held)):
+                        continue
+                    piece, held = "".join(held), None
                 if separate:  # text from an earlier step ends a paragraph before this one starts
                     separate = False
                     piece = "\n\n" + piece
-                shown = self.guard.feed(piece)
-                if shown:
-                    self.answer.append(shown)
-                    yield Delta(text=shown)
+                if (delta := self._shown(piece)) is not None:
+                    yield delta
+        if held:
+            text = "".join(held)
+            written = [] if turn.tool_calls else written_calls(text, (t["function"]["name"] for t in tools))
+            if written:
+                logger.info("the model wrote %d tool call(s) as text; running them", len(written))
+                turn.tool_calls, turn.text = written, ""
+            else:
+                if (delta := self._shown("\n\n" + text if separate else text)) is not None:
+                    yield delta
         rest = self.guard.flush()  # the turn's text has ended: nothing more can join a URL
         if rest:
             self.answer.append(rest)
             yield Delta(text=rest)
+        yield turn
+
+    def _shown(self, piece: str) -> Delta | None:
+        """The piece as the user sees it (links checked), kept as part of the answer."""
+        shown = self.guard.feed(piece)
+        if not shown:
+            return None
+        self.answer.append(shown)
+        return Delta(text=shown)
 
     @staticmethod
     def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
