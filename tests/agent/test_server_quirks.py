@@ -350,3 +350,29 @@ async def test_text_that_merely_starts_like_a_call_streams_as_it_comes(
         assert answer.done.answer == text
         streamed = [e.text for e in answer.events if e.type == "delta"]
         assert len(streamed) > 1 or text.startswith("{"), streamed
+
+
+async def test_deepseek_thinking_mode_gets_its_reasoning_back_with_the_tool_calls(make_search: Any) -> None:
+    """DeepSeek answers 400 "Missing `reasoning_content` field" when a tool-call turn comes back without it."""
+    async with ScriptedLLM(reasoning_back=True) as llm:
+        llm.add(
+            Turn(reasoning="The user wants news; search.", tool_calls=[call("web_search", {"query": "AI news"})]),
+            Turn(reasoning="Source 1 answers it.", text="AI news [1]."),
+        )
+        model = ChatModel(base_url=llm.base_url, model="deepseek-reasoner", timeout=10)
+        try:
+            answer = Answer([e async for e in Agent(model, Toolset([make_search()])).run("AI news?")])
+        finally:
+            await model.aclose()
+
+        assert answer.error is None and answer.done.answer == "AI news [1]."
+        assert "search" not in answer.text
+        assert llm.sent[1]["messages"][-2]["reasoning_content"] == "The user wants news; search."
+
+
+async def test_servers_that_send_no_reasoning_get_none_back(llm: ScriptedLLM, ask: Any, make_search: Any) -> None:
+    llm.add(Turn(tool_calls=[call("web_search", {"query": "x"})]), Turn(text="x [1]."))
+
+    await ask("q", [make_search()])
+
+    assert "reasoning_content" not in llm.sent[1]["messages"][-2]

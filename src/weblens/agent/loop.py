@@ -353,7 +353,7 @@ class _Run:
 
     @staticmethod
     def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
-        return {
+        message: dict[str, Any] = {
             "role": "assistant",
             "content": turn.text or None,
             "tool_calls": [
@@ -361,6 +361,9 @@ class _Run:
                 for c in turn.tool_calls
             ],
         }
+        if turn.reasoning:  # DeepSeek's thinking mode answers 400 without it; only servers that sent it get it
+            message["reasoning_content"] = turn.reasoning
+        return message
 
     async def _call_tools(
         self, calls: list[ToolCall], messages: list[dict[str, Any]]

@@ -69,6 +69,9 @@ class ModelTurn:
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str = "stop"
     usage: Usage | None = None
+    reasoning: str = ""
+    """`reasoning_content` the server streamed (DeepSeek, vLLM, llama.cpp): never shown, but DeepSeek's
+    thinking mode wants it back with the tool calls of the same answer."""
 
 
 def _missing_settings_error(missing: Sequence[str]) -> NotConfiguredError:
@@ -310,7 +313,7 @@ def _absorb(chunk: dict[str, Any], turn: ModelTurn, calls: _CallAssembler) -> It
 
     Read leniently, as the SDK did: a field of the wrong type is skipped, not a failure.
     `reasoning_content` / `reasoning` (DeepSeek, vLLM, OpenRouter) is the model's thinking,
-    not its answer, and is not read.
+    not its answer: never yielded; `reasoning_content` is kept on the turn to be sent back.
     """
     usage = chunk.get("usage")
     if isinstance(usage, dict):
@@ -325,6 +328,9 @@ def _absorb(chunk: dict[str, Any], turn: ModelTurn, calls: _CallAssembler) -> It
             content = delta.get("content")
             if isinstance(content, str) and content:
                 yield content
+            reasoning = delta.get("reasoning_content")
+            if isinstance(reasoning, str):
+                turn.reasoning += reasoning
             for fragment in _objects(delta.get("tool_calls")):
                 calls.add(fragment)
         finish = choice.get("finish_reason")

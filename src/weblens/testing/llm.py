@@ -108,10 +108,13 @@ class ScriptedLLM:
         model: str = DEFAULT_MODEL,
         latency_s: float = 0.0,
         unsupported: Iterable[str] = (),
+        reasoning_back: bool = False,
     ) -> None:
         self.server = FakeServer(latency_s=latency_s)
         self.unsupported = frozenset(unsupported)
         """Request fields refused with HTTP 400 (`response_format`, `tool_choice`), as servers without them do."""
+        self.reasoning_back = reasoning_back
+        """Refuse an assistant tool-call message without `reasoning_content`, as DeepSeek's thinking mode does."""
         self.model = model
         self.responder = responder
         self._turns: deque[Turn] = deque(turns)
@@ -177,6 +180,11 @@ class ScriptedLLM:
         refused = sorted(self.unsupported & body.keys()) if isinstance(body, dict) else []
         if refused:
             return self._error(400, f"unsupported parameter: {refused[0]}")
+        missing = self._missing_reasoning(body) if self.reasoning_back else None
+        if missing is not None:
+            return self._error(
+                400, f"Missing `reasoning_content` field in the assistant message at message index {missing}"
+            )
         turn = self._next_turn(body)
         if turn is None:
             return self._error(400, "ScriptedLLM has no scripted turn left")
@@ -192,6 +200,17 @@ class ScriptedLLM:
             drip=(1, turn.chunk_interval_s) if turn.chunk_interval_s else None,
             break_off=turn.break_off,
         )
+
+    @staticmethod
+    def _missing_reasoning(body: dict[str, Any]) -> int | None:
+        for number, message in enumerate(body.get("messages") or ()):
+            if (
+                message.get("role") == "assistant"
+                and message.get("tool_calls")
+                and not message.get("reasoning_content")
+            ):
+                return number
+        return None
 
     @staticmethod
     def _error(status: int, message: str, *, delay_s: float = 0.0) -> Reply:
