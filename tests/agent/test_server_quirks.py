@@ -376,3 +376,15 @@ async def test_servers_that_send_no_reasoning_get_none_back(llm: ScriptedLLM, as
     await ask("q", [make_search()])
 
     assert "reasoning_content" not in llm.sent[1]["messages"][-2]
+
+
+async def test_a_server_that_wants_a_key_when_none_is_set_says_so() -> None:
+    async with ScriptedLLM([Turn(status=401, error="Incorrect API key provided: not-needed")]) as llm:
+        model = ChatModel(base_url=llm.base_url, model="gpt-4o-mini", timeout=10)
+        try:
+            answer = Answer([e async for e in Agent(model, Toolset([])).run("hi")])
+        finally:
+            await model.aclose()
+
+    assert answer.error is not None and answer.error.code == "not_configured"
+    assert "no API key is set" in answer.error.message and "WEBLENS_LLM_API_KEY" in answer.error.message

@@ -95,6 +95,7 @@ class ChatModel:
         self.model = model
         self.base_url = base_url
         self.timeout = timeout
+        self._keyed = bool(api_key)
         self._usage_option = True
         """Ask for token usage (`stream_options`) until the server refuses it."""
         register_secret(api_key)  # a key passed in (not from settings) must be masked in errors too
@@ -163,7 +164,7 @@ class ChatModel:
             kwargs["response_format"] = response_format
         if tool_choice is not None:
             kwargs["tool_choice"] = tool_choice
-        with _translated(what, self.timeout):
+        with _translated(what, self.timeout, keyed=self._keyed):
             async with AsyncExitStack() as opened:  # closes the response when the caller stops early
                 response = await self._open(opened, messages, kwargs)
                 _expect_event_stream(response.http_response.headers.get("content-type", ""), what)
@@ -385,7 +386,7 @@ def _expect_event_stream(content_type: str, what: str) -> None:
 
 
 @contextmanager
-def _translated(what: str, timeout: float) -> Iterator[None]:
+def _translated(what: str, timeout: float, *, keyed: bool) -> Iterator[None]:
     """SDK and transport failures as weblens errors, naming the endpoint (never the key)."""
     try:
         yield
@@ -395,7 +396,9 @@ def _translated(what: str, timeout: float) -> Iterator[None]:
             provider=what,
             detail=_detail(exc),
             headers=exc.response.headers,
-            key_hint=setting_hint("llm", "api_key"),
+            key_hint=setting_hint("llm", "api_key")
+            if keyed
+            else f"no API key is set: {setting_hint('llm', 'api_key')}",
         ) from exc
     except (openai.APITimeoutError, httpx2.TimeoutException) as exc:  # httpx2: while reading the stream
         hint = setting_hint("llm", "timeout")
