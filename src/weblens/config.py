@@ -197,15 +197,15 @@ class WebSearchConfig(BaseModel):
 
 
 class SearchConfig(BaseModel):
-    provider: CommaList = Field(
-        default_factory=list, description="one provider or an order; empty means automatic"
-    )
+    provider: CommaList = Field(default_factory=list, description="one provider or an order; empty means automatic")
     cache_ttl_s: float = Field(default=3600.0, ge=0)
     breaker_failures: int = Field(default=3, ge=1, description="failures in a row before a cool-down")
     breaker_cooldown_s: float = Field(default=60.0, ge=0)
     max_retry_after_s: float = Field(default=10.0, ge=0, description="longest Retry-After we wait out")
     rate_margin_ms: float = Field(
-        default=RATE_MARGIN_MS, ge=0, le=10_000,
+        default=RATE_MARGIN_MS,
+        ge=0,
+        le=10_000,
         description="added to each provider's request spacing (at most a tenth of it), with departures recorded; "
         "0: exactly at the limit",
     )

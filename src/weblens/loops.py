@@ -66,4 +66,3 @@ def loop_local(key: str, build: Callable[[], C]) -> C:
     if part is None:
         part = held.parts[key] = build()
     return part  # type: ignore[return-value]  # stored under its key by this function alone
-

@@ -40,8 +40,11 @@ class Metrics:
             "weblens_http_requests", "HTTP requests served", ["method", "route", "status"], registry=r
         )
         self.http_latency = Histogram(
-            "weblens_http_request_seconds", "Time to the response's headers", ["route"],
-            buckets=_LATENCY_BUCKETS, registry=r,
+            "weblens_http_request_seconds",
+            "Time to the response's headers",
+            ["route"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
         )
         self.tool_calls = Counter("weblens_tool_calls", "Tool calls", ["tool", "outcome"], registry=r)
         self.tool_latency = Histogram(
@@ -51,12 +54,17 @@ class Metrics:
             "weblens_upstream_calls", "Requests to search providers", ["provider", "outcome"], registry=r
         )
         self.upstream_429 = Counter(
-            "weblens_upstream_rate_limited", "Search provider answers asking to slow down (429)", ["provider"],
+            "weblens_upstream_rate_limited",
+            "Search provider answers asking to slow down (429)",
+            ["provider"],
             registry=r,
         )
         self.upstream_latency = Histogram(
-            "weblens_upstream_seconds", "Search provider call duration", ["provider"],
-            buckets=_LATENCY_BUCKETS, registry=r,
+            "weblens_upstream_seconds",
+            "Search provider call duration",
+            ["provider"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
         )
         self.cache_lookups = Counter("weblens_cache_lookups", "Cache lookups", ["namespace", "result"], registry=r)
         self.renders = Counter("weblens_renders", "Browser renders and screenshots", ["outcome"], registry=r)

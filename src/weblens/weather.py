@@ -162,9 +162,7 @@ async def _get_json(client: httpx.AsyncClient, url: str, params: dict[str, Any],
         body = None
     reason = str(body.get("reason", "")) if isinstance(body, dict) and body.get("error") else ""
     if response.status_code >= 400:
-        raise error_for_status(
-            response.status_code, provider=PROVIDER, detail=reason, headers=dict(response.headers)
-        )
+        raise error_for_status(response.status_code, provider=PROVIDER, detail=reason, headers=dict(response.headers))
     if reason:
         raise UpstreamError(f"{PROVIDER} refused the request: {reason}", status=response.status_code, retryable=False)
     if not isinstance(body, dict):

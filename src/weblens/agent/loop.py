@@ -29,6 +29,7 @@ from weblens.agent.links import LinkGuard, link_key
 from weblens.agent.llm import ModelTurn, ToolCall
 from weblens.agent.provenance import ProvenanceMode, UrlProvenance
 from weblens.agent.verify import check_citations
+from weblens.agent.written_calls import may_be_written_call, written_calls
 from weblens.config import DEFAULT_MAX_USES, Settings
 from weblens.context import ToolContext
 from weblens.errors import UpstreamError, WeblensError
@@ -65,6 +66,11 @@ REPEAT_NOTE = (
 NO_TOOL_SUPPORT = "the model does not support tool calling"
 EMPTY_ANSWER = "(The model returned no answer.)"
 STEP_LIMIT_FINISH = "step_limit"
+CUT_SHORT = {
+    "length": "The answer was cut short: the model reached its output token limit.",
+    "content_filter": "The model's content filter stopped the answer.",
+}
+"""What the user is told when the model's last turn ended for these reasons rather than "stop"."""
 
 logger = logging.getLogger("weblens.agent")
 
@@ -210,6 +216,14 @@ class _Run:
                 call.id = f"{base}_{n}"
             self.call_ids.add(call.id)
 
+    def _known_names(self, calls: list[ToolCall]) -> None:
+        """A name that matches one tool but for case or spaces (`Web_Search`, small models write
+        such) is that tool's; any other unknown name stays, and the model reads the list of tools."""
+        names = {name.casefold(): name for name in self.agent.tools.names}
+        for call in calls:
+            if self.agent.tools.get(call.name) is None:
+                call.name = names.get(call.name.strip().casefold(), call.name)
+
     def _unavailable_reason(self) -> str:
         missing = self.agent.tools.unavailable
         if missing:
@@ -257,6 +271,7 @@ class _Run:
                     break
                 steps += 1
                 self._unique_ids(turn.tool_calls)
+                self._known_names(turn.tool_calls)
                 messages.append(self._assistant_message(turn))
                 async with aclosing(self._call_tools(turn.tool_calls, messages)) as tool_events:
                     async for tool_event in tool_events:
@@ -269,6 +284,9 @@ class _Run:
             message = redact_text(f"the answer failed: {type(exc).__name__}: {exc}")
             yield ErrorEvent(code="internal_error", message=message)
             return
+        cut = CUT_SHORT.get(finish)
+        if cut is not None:
+            notice = f"{notice} {cut}" if notice else cut
         if not "".join(self.answer).strip():
             self.answer.append(EMPTY_ANSWER)
             yield Delta(text=EMPTY_ANSWER)
@@ -291,27 +309,51 @@ class _Run:
         self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]
     ) -> AsyncGenerator[Delta | ModelTurn, None]:
         separate = bool(self.answer) and not "".join(self.answer).endswith("\n")
+        turn = ModelTurn()
+        held: list[str] | None = [] if tools else None
+        """With tools offered, text that may be a call written as text waits until it is known not to be."""
         async with aclosing(self.agent.model.stream(messages, tools)) as pieces:
             async for piece in pieces:
                 if isinstance(piece, ModelTurn):
                     self.usage.add(piece.usage)
-                    yield piece
+                    turn = piece
                     continue
+                if held is not None:
+                    held.append(piece)
+                    if may_be_written_call("".join(held)):
+                        continue
+                    piece, held = "".join(held), None
                 if separate:  # text from an earlier step ends a paragraph before this one starts
                     separate = False
                     piece = "\n\n" + piece
-                shown = self.guard.feed(piece)
-                if shown:
-                    self.answer.append(shown)
-                    yield Delta(text=shown)
+                if (delta := self._shown(piece)) is not None:
+                    yield delta
+        if held:
+            text = "".join(held)
+            written = [] if turn.tool_calls else written_calls(text, (t["function"]["name"] for t in tools))
+            if written:
+                logger.info("the model wrote %d tool call(s) as text; running them", len(written))
+                turn.tool_calls, turn.text = written, ""
+            else:
+                if (delta := self._shown("\n\n" + text if separate else text)) is not None:
+                    yield delta
         rest = self.guard.flush()  # the turn's text has ended: nothing more can join a URL
         if rest:
             self.answer.append(rest)
             yield Delta(text=rest)
+        yield turn
+
+    def _shown(self, piece: str) -> Delta | None:
+        """The piece as the user sees it (links checked), kept as part of the answer."""
+        shown = self.guard.feed(piece)
+        if not shown:
+            return None
+        self.answer.append(shown)
+        return Delta(text=shown)
 
     @staticmethod
     def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
-        return {
+        message: dict[str, Any] = {
             "role": "assistant",
             "content": turn.text or None,
             "tool_calls": [
@@ -319,6 +361,9 @@ class _Run:
                 for c in turn.tool_calls
             ],
         }
+        if turn.reasoning:  # DeepSeek's thinking mode answers 400 without it; only servers that sent it get it
+            message["reasoning_content"] = turn.reasoning
+        return message
 
     async def _call_tools(
         self, calls: list[ToolCall], messages: list[dict[str, Any]]

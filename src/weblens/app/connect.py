@@ -20,7 +20,7 @@ MODEL_RECIPES: tuple[tuple[str, str], ...] = (
 
 
 def model_status(settings: Settings) -> str | None:
-    """"model gpt-4o-mini at https://…" when chat can work, None when no model is configured."""
+    """ "model gpt-4o-mini at https://…" when chat can work, None when no model is configured."""
     if not settings.llm.base_url or not settings.llm.model:
         return None
     return f"model {settings.llm.model} at {mask_url(settings.llm.base_url)}"

@@ -63,7 +63,10 @@ class FloodLog:
     how many more there were, so an attack costs a few log lines, not one per connection."""
 
     def __init__(
-        self, log: logging.Logger = logger, *, interval_s: float = FLOOD_INTERVAL_S,
+        self,
+        log: logging.Logger = logger,
+        *,
+        interval_s: float = FLOOD_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._log = log
@@ -207,7 +210,9 @@ class ConnectionGuard:
             503, "Service Unavailable", "rate_limited", f"the server is at its limit of {max_connections} connections"
         )
         self.body_timeout_response = _json_error(
-            408, "Request Timeout", "timeout",
+            408,
+            "Request Timeout",
+            "timeout",
             f"the request body did not arrive within {body_timeout_s:g} s of its headers "
             "(is its Content-Length right?)",
         )
@@ -230,11 +235,16 @@ class ConnectionGuard:
         if len(self.live) >= self.max_connections:
             oldest = next(iter(self.waiting), None)
             if oldest is None:
-                self.floods.event("refused", f"refused connections with 503: all {self.max_connections} are busy "
-                                  "(server.max_connections)")
+                self.floods.event(
+                    "refused",
+                    f"refused connections with 503: all {self.max_connections} are busy (server.max_connections)",
+                )
                 return False
-            self.floods.event("evicted", f"at {self.max_connections} connections (server.max_connections): closing "
-                              "the ones that waited longest for their request headers")
+            self.floods.event(
+                "evicted",
+                f"at {self.max_connections} connections (server.max_connections): closing "
+                "the ones that waited longest for their request headers",
+            )
             oldest.close()
         self.live.add(newcomer)
         return True

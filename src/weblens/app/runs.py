@@ -116,11 +116,21 @@ class RunRegistry:
                     run.add(event.type, event.model_dump(mode="json"))
             except asyncio.CancelledError:
                 if run.stopped:
-                    run.add("stopped", {"session_id": session_id, "status": "stopped",
-                                        "message": "stopped by the user", **run.kept})
+                    run.add(
+                        "stopped",
+                        {"session_id": session_id, "status": "stopped", "message": "stopped by the user", **run.kept},
+                    )
                 else:  # only shutting down cancels a run the user did not stop
-                    run.add("stopped", {"session_id": session_id, "status": "incomplete",
-                                        "reason": "server_stopping", "message": SERVER_STOPPING, **run.kept})
+                    run.add(
+                        "stopped",
+                        {
+                            "session_id": session_id,
+                            "status": "incomplete",
+                            "reason": "server_stopping",
+                            "message": SERVER_STOPPING,
+                            **run.kept,
+                        },
+                    )
                 raise
             finally:
                 run.finish()

@@ -239,8 +239,14 @@ class _Api:
         recipes = [] if ready else [{"name": name, "settings": line} for name, line in MODEL_RECIPES]
         model = self.settings.llm.model if ready else None
         return JSONResponse(
-            {"version": __version__, "chat": ready, "reason": self.why_no_chat, "tools": tools, "connect": recipes,
-             "model": model}
+            {
+                "version": __version__,
+                "chat": ready,
+                "reason": self.why_no_chat,
+                "tools": tools,
+                "connect": recipes,
+                "model": model,
+            }
         )
 
     async def chat_message(self, request: Request) -> Response:
@@ -437,8 +443,10 @@ def create_app(
         try:
             await store.open()  # migrations run at start-up; a replica without its database still serves the rest
         except StorageError as exc:
-            logger.warning("session storage is unavailable at start-up (chat answers 503 until it is back): %s",
-                        redact_text(exc.message))
+            logger.warning(
+                "session storage is unavailable at start-up (chat answers 503 until it is back): %s",
+                redact_text(exc.message),
+            )
         try:
             async with asyncio.timeout(READY_TIMEOUT_S * 3):
                 await crawls.jobs.start()  # resumes the jobs a stopped server left unfinished
@@ -500,4 +508,3 @@ def create_app(
     app.state.chat = chat
     app.state.end_answers = api.answers.runs.aclose  # for the server: answers' streams end at Ctrl-C, not after it
     return app
-

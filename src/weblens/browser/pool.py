@@ -368,7 +368,4 @@ async def _skip_media(route: Route) -> None:
 
 def _user_agent(version: str) -> str:
     """Chrome's own user agent (headless Chromium names itself HeadlessChrome, which sites refuse)."""
-    return (
-        f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{version} Safari/537.36"
-    )
-
+    return f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{version} Safari/537.36"

@@ -75,8 +75,6 @@ def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
         render()
 
 
-
-
 USAGE_EXIT_CODE = 2
 """Bad usage or a bad setting (README: exit codes); 1 is work that failed."""
 _USAGE_ERRORS = ("validation_error", "not_configured")

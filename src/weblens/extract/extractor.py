@@ -87,9 +87,7 @@ def _main_item(fields: list[FieldSpec], candidates: list[Candidate]) -> str | No
     return answers.most_common(1)[0][0] if answers else None
 
 
-def _from_markup(
-    field: FieldSpec, candidates: list[Candidate], page: PageText, main: str | None
-) -> FieldResult | None:
+def _from_markup(field: FieldSpec, candidates: list[Candidate], page: PageText, main: str | None) -> FieldResult | None:
     """The best markup value for the field: the first one the page shows, else the first at all (flagged)."""
     first: FieldResult | None = None
     for source in ("json-ld", "microdata", "rdfa", "opengraph", "table"):

@@ -72,9 +72,7 @@ def _problem(answer: Any, schema: dict[str, Any]) -> str | None:
     return None if error is None else f"{'/'.join(map(str, error.path)) or 'answer'}: {error.message}"
 
 
-async def ask_model(
-    model: ChatModel, fields: list[FieldSpec], passages: str, instructions: str | None
-) -> ModelAnswer:
+async def ask_model(model: ChatModel, fields: list[FieldSpec], passages: str, instructions: str | None) -> ModelAnswer:
     """The model's values for `fields`, each valid against its own schema; problems say what was dropped."""
     schema = answer_schema(fields)
     fence = f"PAGE-{secrets.token_hex(8)}"  # a page cannot guess where its own block ends

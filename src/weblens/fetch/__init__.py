@@ -1,7 +1,7 @@
 """Safe web fetch: any URL to clean markdown, bounded and paged, usable without any Tool.
 
-    page = await weblens.fetch("https://example.com/article")
-    page.content, page.truncated, page.next_start_index
+page = await weblens.fetch("https://example.com/article")
+page.content, page.truncated, page.next_start_index
 """
 
 from __future__ import annotations

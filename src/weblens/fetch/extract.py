@@ -25,8 +25,7 @@ _TEXT_TYPES = frozenset(
 )
 _SNIFF_WINDOW = 512
 JS_SHELL_NOTE = (
-    "The page holds no readable text: it looks like a JavaScript application whose content is "
-    "built in the browser."
+    "The page holds no readable text: it looks like a JavaScript application whose content is built in the browser."
 )
 EMPTY_NOTE = "The page holds no readable text."
 

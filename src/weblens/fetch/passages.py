@@ -125,9 +125,7 @@ def _split_long(text: str, block: Span, max_chars: int) -> Iterator[Span]:
         yield Span(start, block.end, block.heading_path)
 
 
-def split_passages(
-    text: str, *, max_chars: int = MAX_PASSAGE_CHARS, min_chars: int = MIN_PASSAGE_CHARS
-) -> list[Span]:
+def split_passages(text: str, *, max_chars: int = MAX_PASSAGE_CHARS, min_chars: int = MIN_PASSAGE_CHARS) -> list[Span]:
     """`text`'s passages in document order; `text[p.start:p.end]` is each one's text."""
     passages: list[Span] = []
     for block in _blocks(text):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -22,10 +23,13 @@ from pydantic import BaseModel
 
 from weblens.config import Settings, setting_hint
 from weblens.errors import NotConfiguredError, ToolTimeoutError, UpstreamError
+from weblens.llm.think import ThinkFilter
 from weblens.net import error_for_status
 from weblens.redact import mask_url, register_secret, register_url_secrets
 
 __all__ = ["ChatModel", "ModelTurn", "ToolCall", "Usage"]
+
+logger = logging.getLogger("weblens.llm")
 
 MAX_RETRIES = 2
 """The SDK's own retries of 429/5xx/connection failures before the stream starts."""
@@ -65,6 +69,9 @@ class ModelTurn:
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str = "stop"
     usage: Usage | None = None
+    reasoning: str = ""
+    """`reasoning_content` the server streamed (DeepSeek, vLLM, llama.cpp): never shown, but DeepSeek's
+    thinking mode wants it back with the tool calls of the same answer."""
 
 
 def _missing_settings_error(missing: Sequence[str]) -> NotConfiguredError:
@@ -87,6 +94,10 @@ class ChatModel:
     ) -> None:
         self.model = model
         self.base_url = base_url
+        self.timeout = timeout
+        self._keyed = bool(api_key)
+        self._usage_option = True
+        """Ask for token usage (`stream_options`) until the server refuses it."""
         register_secret(api_key)  # a key passed in (not from settings) must be masked in errors too
         register_url_secrets(base_url)  # and so must a password in the URL
         # the SDK brings its own HTTP stack (httpx2) and wraps its transport errors
@@ -144,35 +155,63 @@ class ChatModel:
         `response_format` (a JSON Schema the answer must follow) and `tool_choice` (a forced
         tool call) are sent only when given: not every OpenAI-compatible server takes them.
         """
-        turn = ModelTurn()
-        calls: dict[int, ToolCall] = {}
+        turn = ModelTurn(finish_reason="")  # set by the stream; "stop" when it ended with [DONE] alone
+        calls = _CallAssembler()
+        thinking = ThinkFilter()
         what = f"the model at {mask_url(self.base_url)}"
-        with _translated(what):
-            kwargs: dict[str, Any] = {"tools": list(tools)} if tools else {}
-            if response_format is not None:
-                kwargs["response_format"] = response_format
-            if tool_choice is not None:
-                kwargs["tool_choice"] = tool_choice
-            request = self._client.chat.completions.with_streaming_response.create(
-                model=self.model,
-                messages=list(messages),
-                stream=True,
-                stream_options={"include_usage": True},
-                **kwargs,
-            )  # type: ignore[call-overload]
-            async with request as response:  # closes the response when the caller stops early
+        kwargs: dict[str, Any] = {"tools": list(tools)} if tools else {}
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        with _translated(what, self.timeout, keyed=self._keyed):
+            async with AsyncExitStack() as opened:  # closes the response when the caller stops early
+                response = await self._open(opened, messages, kwargs)
+                _expect_event_stream(response.http_response.headers.get("content-type", ""), what)
                 lines = response.http_response.aiter_lines()
+                chunks, finished = 0, False
                 async for data in _event_data(lines):
                     if data.startswith("[DONE]"):
+                        finished = True
                         await _drain(lines)
                         break
+                    chunks += 1
                     for piece in _absorb(_chunk(data, what), turn, calls):
-                        turn.text += piece
-                        yield piece
-        turn.tool_calls = [calls[i] for i in sorted(calls)]
-        for number, call in enumerate(turn.tool_calls):
-            call.id = call.id or f"call_{number}"
+                        shown = thinking.feed(piece)
+                        if shown:
+                            turn.text += shown
+                            yield shown
+                if not chunks:
+                    raise UpstreamError(f"{what} answered with an empty stream (no chat-completion chunks)")
+                if not (finished or turn.finish_reason):
+                    # closed cleanly but early (a proxy's timeout, a crashed worker): the answer is incomplete
+                    raise UpstreamError(
+                        f"the stream from {what} ended before the model finished (no finish_reason, no [DONE])",
+                        retryable=True,
+                    )
+        rest = thinking.flush()
+        if rest:
+            turn.text += rest
+            yield rest
+        turn.tool_calls = calls.calls()
+        turn.finish_reason = turn.finish_reason or "stop"
         yield turn
+
+    async def _open(self, opened: AsyncExitStack, messages: Sequence[dict[str, Any]], kwargs: dict[str, Any]) -> Any:
+        """Start the streamed request; a server that refuses `stream_options` (Mistral, older vLLM,
+        some gateways: HTTP 400/422 naming it) is asked again without it, and from then on."""
+        while True:
+            extra = {"stream_options": {"include_usage": True}} if self._usage_option else {}
+            request = self._client.chat.completions.with_streaming_response.create(
+                model=self.model, messages=list(messages), stream=True, **extra, **kwargs
+            )  # type: ignore[call-overload]
+            try:
+                return await opened.enter_async_context(request)
+            except openai.APIStatusError as exc:
+                if not (self._usage_option and exc.status_code in (400, 422) and "stream_options" in _detail(exc)):
+                    raise
+                logger.warning("%s refused stream_options; asking without it (no token usage)", self.model)
+                self._usage_option = False
 
 
 async def _event_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
@@ -218,10 +257,64 @@ def _chunk(data: str, what: str) -> dict[str, Any]:
     return chunk
 
 
-def _absorb(chunk: dict[str, Any], turn: ModelTurn, calls: dict[int, ToolCall]) -> Iterator[str]:
+class _CallAssembler:
+    """Tool-call fragments into whole calls, as servers really stream them.
+
+    OpenAI gives each call an `index` and sends its id and name once, in the first fragment.
+    Some servers (Ollama behind LiteLLM, some vLLM/Dynamo parsers) put every parallel call at
+    index 0, and some (Gemini's OpenAI endpoint, some gateways) send no index at all: a
+    fragment with a new id is then a new call, and one without an id continues the last call.
+    A name sent again whole in a later fragment is the same name, not more of it.
+    """
+
+    def __init__(self) -> None:
+        self._calls: list[tuple[tuple[int, int], ToolCall]] = []
+        self._at: dict[int | None, ToolCall] = {}
+
+    def add(self, fragment: dict[str, Any]) -> None:
+        index = fragment.get("index")
+        key = index if isinstance(index, int) and not isinstance(index, bool) else None
+        call_id = _text(fragment, "id")
+        function = fragment.get("function")
+        name = _text(function, "name") if isinstance(function, dict) else ""
+        call = self._at.get(key) or (self._calls[-1][1] if key is None and self._calls else None)
+        if call is None or (call_id and call.id and call_id != call.id) or self._starts_anew(call, call_id, name):
+            call = ToolCall(id="", name="")
+            self._calls.append(((key if key is not None else -1, len(self._calls)), call))
+        self._at[key] = call
+        call.id = call_id or call.id
+        if name != call.name:
+            call.name += name
+        if isinstance(function, dict):
+            arguments = function.get("arguments")
+            if isinstance(arguments, dict):  # llama.cpp's --tool-args-object: an object, not JSON text
+                call.arguments = json.dumps(arguments, ensure_ascii=False)
+            elif isinstance(arguments, str):
+                call.arguments += arguments
+
+    @staticmethod
+    def _starts_anew(call: ToolCall, call_id: str, name: str) -> bool:
+        """Without ids to tell them apart: a name after a call's arguments begins the next call,
+        unless it is the same name again while the arguments are still unfinished."""
+        if not name or not call.arguments or (call_id and call_id == call.id):
+            return False
+        return name != call.name or _whole_json(call.arguments)
+
+    def calls(self) -> list[ToolCall]:
+        """In index order (the order the model wrote them), each with an id."""
+        calls = [call for _, call in sorted(self._calls, key=lambda item: item[0])]
+        for number, call in enumerate(calls):
+            call.id = call.id or f"call_{number}"
+            call.arguments = _unwrapped(call.arguments)
+        return calls
+
+
+def _absorb(chunk: dict[str, Any], turn: ModelTurn, calls: _CallAssembler) -> Iterator[str]:
     """Fold one streamed chunk into the turn; yield its text pieces.
 
     Read leniently, as the SDK did: a field of the wrong type is skipped, not a failure.
+    `reasoning_content` / `reasoning` (DeepSeek, vLLM, OpenRouter) is the model's thinking,
+    not its answer: never yielded; `reasoning_content` is kept on the turn to be sent back.
     """
     usage = chunk.get("usage")
     if isinstance(usage, dict):
@@ -236,17 +329,33 @@ def _absorb(chunk: dict[str, Any], turn: ModelTurn, calls: dict[int, ToolCall]) 
             content = delta.get("content")
             if isinstance(content, str) and content:
                 yield content
-            for position, fragment in enumerate(_objects(delta.get("tool_calls"))):
-                index = fragment.get("index")  # arguments arrive in pieces, by index
-                call = calls.setdefault(index if isinstance(index, int) else position, ToolCall(id="", name=""))
-                call.id = _text(fragment, "id") or call.id
-                function = fragment.get("function")
-                if isinstance(function, dict):
-                    call.name += _text(function, "name")
-                    call.arguments += _text(function, "arguments")
+            reasoning = delta.get("reasoning_content")
+            if isinstance(reasoning, str):
+                turn.reasoning += reasoning
+            for fragment in _objects(delta.get("tool_calls")):
+                calls.add(fragment)
         finish = choice.get("finish_reason")
         if isinstance(finish, str) and finish:
             turn.finish_reason = finish
+
+
+def _unwrapped(arguments: str) -> str:
+    """Arguments some models encode twice (a JSON string holding the JSON object) read once more."""
+    try:
+        inner = json.loads(arguments)
+        if isinstance(inner, str) and isinstance(json.loads(inner), dict):
+            return inner
+    except (ValueError, RecursionError):
+        pass
+    return arguments
+
+
+def _whole_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _objects(value: object) -> Iterator[dict[str, Any]]:
@@ -264,8 +373,20 @@ def _count(usage: dict[str, Any], key: str) -> int:
     return value if isinstance(value, int) else 0
 
 
+def _expect_event_stream(content_type: str, what: str) -> None:
+    """A 200 that is not an event stream is not a chat-completions endpoint: most often a base URL
+    that points at a web UI or a proxy's page (missing `/v1`), which would otherwise read as an empty answer."""
+    kind = content_type.partition(";")[0].strip().lower()
+    if kind in ("text/html", "application/xhtml+xml"):
+        hint = setting_hint("llm", "base_url")
+        raise UpstreamError(
+            f"{what} answered with an HTML page, not a chat-completions stream: is this the API's base URL "
+            f"(it usually ends in /v1)? {hint[0].upper()}{hint[1:]}"
+        )
+
+
 @contextmanager
-def _translated(what: str) -> Iterator[None]:
+def _translated(what: str, timeout: float, *, keyed: bool) -> Iterator[None]:
     """SDK and transport failures as weblens errors, naming the endpoint (never the key)."""
     try:
         yield
@@ -275,10 +396,14 @@ def _translated(what: str) -> Iterator[None]:
             provider=what,
             detail=_detail(exc),
             headers=exc.response.headers,
-            key_hint=setting_hint("llm", "api_key"),
+            key_hint=setting_hint("llm", "api_key")
+            if keyed
+            else f"no API key is set: {setting_hint('llm', 'api_key')}",
         ) from exc
     except (openai.APITimeoutError, httpx2.TimeoutException) as exc:  # httpx2: while reading the stream
-        raise ToolTimeoutError(f"{what} timed out", retryable=True) from exc
+        hint = setting_hint("llm", "timeout")
+        message = f"{what} timed out: nothing arrived for {timeout:g} s (to wait longer, {hint})"
+        raise ToolTimeoutError(message, retryable=True) from exc
     except openai.APIConnectionError as exc:
         raise UpstreamError(f"could not reach {what}: {exc}", retryable=True) from exc
     except (httpx2.TransportError, httpx2.DecodingError) as exc:

@@ -139,8 +139,9 @@ class RemoteTool(Tool[RemoteArgs]):
         self._server = server
         self._declared = declared
         self.remote_name = declared.name
-        super().__init__(name=name, description=declared.description or declared.title or declared.name,
-                         timeout=timeout)
+        super().__init__(
+            name=name, description=declared.description or declared.title or declared.name, timeout=timeout
+        )
 
     @cached_property
     def json_schema(self) -> dict[str, Any]:
@@ -191,8 +192,9 @@ class RemoteServer:
         return cls(params, **options)
 
     @classmethod
-    def http(cls, url: str, *, token: str | None = None, headers: Mapping[str, str] | None = None,
-             **options: Any) -> RemoteServer:
+    def http(
+        cls, url: str, *, token: str | None = None, headers: Mapping[str, str] | None = None, **options: Any
+    ) -> RemoteServer:
         """A server at a streamable HTTP URL, with an optional bearer token."""
         merged = dict(headers or {})
         if token:

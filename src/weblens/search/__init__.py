@@ -50,6 +50,7 @@ __all__ = [
     "search",
 ]
 
+
 async def search(
     query: str,
     max_results: int = 5,

@@ -82,7 +82,6 @@ class BreakerStore(Protocol):
         ...
 
 
-
 @runtime_checkable
 class AnswerRelay(Protocol):
     """Answers being written, seen by every replica: claimed per session, their events
@@ -103,9 +102,7 @@ class AnswerRelay(Protocol):
 
     async def running(self, session_ids: Sequence[str]) -> set[str]: ...
 
-    async def follow(
-        self, session_id: str, start: int = 0
-    ) -> AsyncIterator[tuple[str, dict[str, Any]]] | None:
+    async def follow(self, session_id: str, start: int = 0) -> AsyncIterator[tuple[str, dict[str, Any]]] | None:
         """The answer's events from the `start`-th on, as they come; None when none is being written."""
         ...
 

@@ -89,8 +89,10 @@ class SqliteCacheStore:
             return self._in_memory(again)
 
     def _in_memory(self, exc: BaseException) -> sqlite3.Connection:
-        self._warn(f"cache file {self.path} cannot be used ({exc}): caching in memory for this process "
-                   "(set WEBLENS_CACHE_PATH to a writable file, or WEBLENS_CACHE_ENABLED=false)")
+        self._warn(
+            f"cache file {self.path} cannot be used ({exc}): caching in memory for this process "
+            "(set WEBLENS_CACHE_PATH to a writable file, or WEBLENS_CACHE_ENABLED=false)"
+        )
         self.path = None
         return _open(":memory:")
 

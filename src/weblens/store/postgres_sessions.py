@@ -147,8 +147,6 @@ class PostgresSessions(SqlSessions):
                 await conn.execute(SCHEMA_VERSION_TABLE)
                 await _apply(conn, pending(await _applied(conn)))
 
-
-
     async def _guard(self, work: Any) -> Any:
         """Await `work` (at most `answer_s`), turning every database failure into a `StorageError`
         naming host and database."""

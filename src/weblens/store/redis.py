@@ -194,7 +194,8 @@ class RedisState:
             log.warning(
                 "Redis at %s is unreachable (%s): rate limits, breakers, single-flight and policy counters "
                 "are per process and the cache is off until it is back",
-                self.url, exc or type(exc).__name__,
+                self.url,
+                exc or type(exc).__name__,
             )
 
     async def aclose(self) -> None:
@@ -406,8 +407,15 @@ class RedisFlight:
             outcome = {"value": value}
             return value
         except WeblensError as exc:
-            outcome = {"error": {"code": exc.code, "message": exc.message, "retryable": exc.retryable,
-                                 "retry_after_s": exc.retry_after_s, "details": exc.details}}
+            outcome = {
+                "error": {
+                    "code": exc.code,
+                    "message": exc.message,
+                    "retryable": exc.retryable,
+                    "retry_after_s": exc.retry_after_s,
+                    "details": exc.details,
+                }
+            }
             raise
         finally:
             keeper.cancel()
@@ -451,6 +459,7 @@ class RedisFlight:
             return None, None
 
         while True:
+
             async def read(r: aioredis.Redis) -> tuple[str | None, str | None]:
                 async with r.pipeline(transaction=False) as pipe:
                     pipe.get(result_key)
@@ -475,8 +484,11 @@ class RedisFlight:
         cls = error_class_for(str(error.get("code")))
         exc = cls.__new__(cls)
         WeblensError.__init__(
-            exc, str(error.get("message")), retryable=error.get("retryable"),
-            retry_after_s=error.get("retry_after_s"), details=error.get("details") or {},
+            exc,
+            str(error.get("message")),
+            retryable=error.get("retryable"),
+            retry_after_s=error.get("retry_after_s"),
+            details=error.get("details") or {},
         )
         if isinstance(exc, UpstreamError):
             exc.status = exc.details.get("status")

@@ -45,7 +45,12 @@ class RedisAnswers:
     """`AnswerRelay` in Redis. `claim_s`: how long a claim outlives its writer's last renewal."""
 
     def __init__(
-        self, state: RedisState, *, claim_s: float = 15.0, kept_s: float = 600.0, ended_s: float = 60.0,
+        self,
+        state: RedisState,
+        *,
+        claim_s: float = 15.0,
+        kept_s: float = 600.0,
+        ended_s: float = 60.0,
         block_s: float = 1.0,
     ) -> None:
         self.state = state
@@ -147,9 +152,7 @@ class RedisAnswers:
             index += 1
 
     async def _read(self, stream: str, after: str, *, block: bool) -> list[tuple[str, dict[str, str]]]:
-        found: Any = await self.state.client.xread(
-            {stream: after}, count=500, block=self.block_ms if block else None
-        )
+        found: Any = await self.state.client.xread({stream: after}, count=500, block=self.block_ms if block else None)
         return [(str(entry_id), dict(fields)) for _, entries in found or [] for entry_id, fields in entries]
 
     async def _entries(self, session_id: str, token: str) -> AsyncIterator[Event]:

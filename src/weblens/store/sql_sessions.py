@@ -125,8 +125,7 @@ class SqlSessions(SessionStore):
             rows = await self._query("SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
         else:
             rows = await self._query(
-                "SELECT * FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) AS m "
-                "ORDER BY id",
+                "SELECT * FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) AS m ORDER BY id",
                 (session_id, last),
             )
         return [_message(row) for row in rows]

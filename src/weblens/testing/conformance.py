@@ -283,4 +283,3 @@ def render_markdown(table: Table) -> str:
     for guarantee, cells in table.items():
         lines.append(f"| {guarantee} | " + " | ".join(cells[name][0] for name in PROVIDER_ORDER) + " |")
     return "\n".join(lines)
-

@@ -55,10 +55,15 @@ class Product:
 
 def products(count: int = 8) -> list[Product]:
     return [
-        Product(name=_NAMES[i % len(_NAMES)], price=1299.0 + 10 * i if i % 2 else 49.5 + i,
-                currency="USD" if i % 3 else "EUR",
-                availability=("InStock", "OutOfStock", "PreOrder")[i % 3], sku=f"SKU-{4100 + i}",
-                weight=f"{1.2 + i / 10:.1f} kg", shown_price=1199.0 + i)
+        Product(
+            name=_NAMES[i % len(_NAMES)],
+            price=1299.0 + 10 * i if i % 2 else 49.5 + i,
+            currency="USD" if i % 3 else "EUR",
+            availability=("InStock", "OutOfStock", "PreOrder")[i % 3],
+            sku=f"SKU-{4100 + i}",
+            weight=f"{1.2 + i / 10:.1f} kg",
+            shown_price=1199.0 + i,
+        )
         for i in range(count)
     ]
 

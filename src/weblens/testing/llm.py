@@ -10,8 +10,11 @@ what the model says, turn by turn::
 
 Each request takes the next turn; `responder` computes a turn from the request instead
 (for concurrent clients). Text streams in small chunks and tool-call arguments are
-split across chunks, as real servers do. `unsupported=["response_format"]` makes it refuse
-requests carrying those fields with HTTP 400, as servers without structured output do.
+split across chunks, as real servers do; `Turn` also scripts the ways real servers differ
+(tool calls keyed without an index or all at index 0, a name repeated in every fragment,
+`reasoning_content`, a finish reason of "length"). `unsupported=["response_format"]` makes it
+refuse requests carrying those fields with HTTP 400, as servers without structured output
+(or without `stream_options`, `tool_choice`, `tools`) do.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from weblens.testing.server import FakeServer, RecordedRequest, Reply
 
@@ -72,8 +75,16 @@ class Turn:
     """Pause between streamed chunks (a slow model)."""
     delay_s: float = 0.0
     """Pause before the response starts (time to first token)."""
+    call_indexes: CallIndexes = "openai"
+    """How tool-call fragments are keyed: "openai" (index 0, 1, ...), "zero" (every call at index 0,
+    told apart by id, as Ollama behind LiteLLM sends), "absent" (no index, as Gemini's endpoint sends)."""
+    name_every_fragment: bool = False
+    """Repeat the call's id and whole name in every fragment (some gateways), not only the first."""
+    reasoning: str = ""
+    """Thinking sent first in `reasoning_content` deltas (DeepSeek, vLLM), not in the content."""
 
 
+CallIndexes = Literal["openai", "zero", "absent"]
 Responder = Callable[[dict[str, Any]], Turn]
 
 
@@ -97,10 +108,13 @@ class ScriptedLLM:
         model: str = DEFAULT_MODEL,
         latency_s: float = 0.0,
         unsupported: Iterable[str] = (),
+        reasoning_back: bool = False,
     ) -> None:
         self.server = FakeServer(latency_s=latency_s)
         self.unsupported = frozenset(unsupported)
         """Request fields refused with HTTP 400 (`response_format`, `tool_choice`), as servers without them do."""
+        self.reasoning_back = reasoning_back
+        """Refuse an assistant tool-call message without `reasoning_content`, as DeepSeek's thinking mode does."""
         self.model = model
         self.responder = responder
         self._turns: deque[Turn] = deque(turns)
@@ -166,6 +180,11 @@ class ScriptedLLM:
         refused = sorted(self.unsupported & body.keys()) if isinstance(body, dict) else []
         if refused:
             return self._error(400, f"unsupported parameter: {refused[0]}")
+        missing = self._missing_reasoning(body) if self.reasoning_back else None
+        if missing is not None:
+            return self._error(
+                400, f"Missing `reasoning_content` field in the assistant message at message index {missing}"
+            )
         turn = self._next_turn(body)
         if turn is None:
             return self._error(400, "ScriptedLLM has no scripted turn left")
@@ -181,6 +200,17 @@ class ScriptedLLM:
             drip=(1, turn.chunk_interval_s) if turn.chunk_interval_s else None,
             break_off=turn.break_off,
         )
+
+    @staticmethod
+    def _missing_reasoning(body: dict[str, Any]) -> int | None:
+        for number, message in enumerate(body.get("messages") or ()):
+            if (
+                message.get("role") == "assistant"
+                and message.get("tool_calls")
+                and not message.get("reasoning_content")
+            ):
+                return number
+        return None
 
     @staticmethod
     def _error(status: int, message: str, *, delay_s: float = 0.0) -> Reply:
@@ -199,17 +229,27 @@ class ScriptedLLM:
     def _calls(self, turn: Turn, number: int) -> list[tuple[str, ScriptedCall]]:
         return [(c.id or f"call_{number}_{i}", c) for i, c in enumerate(turn.tool_calls)]
 
+    @staticmethod
+    def _keyed(turn: Turn, index: int, fragment: dict[str, Any]) -> dict[str, Any]:
+        if turn.call_indexes == "absent":
+            return fragment
+        return {"index": 0 if turn.call_indexes == "zero" else index, **fragment}
+
     def _chunks(self, turn: Turn, *, include_usage: bool) -> Iterator[bytes]:
         number = next(self._ids)
         yield _sse(self._envelope(number, {"role": "assistant", "content": ""}))
+        for piece in _pieces(turn.reasoning, _TEXT_CHUNK):
+            yield _sse(self._envelope(number, {"content": None, "reasoning_content": piece}))
         for piece in _pieces(turn.text, _TEXT_CHUNK):
             yield _sse(self._envelope(number, {"content": piece}))
         for index, (call_id, scripted) in enumerate(self._calls(turn, number)):
-            function = {"name": scripted.name, "arguments": ""}
-            head = {"index": index, "id": call_id, "type": "function", "function": function}
-            yield _sse(self._envelope(number, {"tool_calls": [head]}))
+            head = {"id": call_id, "type": "function", "function": {"name": scripted.name, "arguments": ""}}
+            yield _sse(self._envelope(number, {"tool_calls": [self._keyed(turn, index, head)]}))
             for piece in _pieces(scripted.arguments_text(), _ARGS_CHUNK):
-                yield _sse(self._envelope(number, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+                fragment: dict[str, Any] = {"function": {"arguments": piece}}
+                if turn.name_every_fragment:
+                    fragment = {"id": call_id, "function": {"name": scripted.name, "arguments": piece}}
+                yield _sse(self._envelope(number, {"tool_calls": [self._keyed(turn, index, fragment)]}))
         if turn.error:
             yield _sse({"error": {"message": turn.error, "type": "scripted_error"}})
             return

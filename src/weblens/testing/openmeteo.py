@@ -136,8 +136,9 @@ class FakeOpenMeteo(FakeServer):
             wanted = q["daily"].split(",")
             unknown = [w for w in wanted if w not in base["daily"]]
             if unknown:
-                return _error(f"Cannot initialize ForecastVariableDaily from invalid String value {unknown[0]} "
-                              "for key daily")
+                return _error(
+                    f"Cannot initialize ForecastVariableDaily from invalid String value {unknown[0]} for key daily"
+                )
             days = int(q.get("forecast_days", "7"))
             if not 0 <= days <= MAX_FORECAST_DAYS:
                 return _error(f"Forecast days is invalid. Allowed range 0 to {MAX_FORECAST_DAYS}.")

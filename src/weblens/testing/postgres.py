@@ -63,18 +63,40 @@ class PostgresServer:
             entry = pwd.getpwnam(self._user)
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
         subprocess.run(
-            self._command(str(self.bindir / "initdb"), "-D", str(self.datadir), "-A", "trust", "-U", "postgres",
-                          "-E", "UTF8", "--no-sync"),
-            check=True, capture_output=True,
+            self._command(
+                str(self.bindir / "initdb"),
+                "-D",
+                str(self.datadir),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ),
+            check=True,
+            capture_output=True,
         )
         with self.log.open("wb") as log:
             self._process = subprocess.Popen(
                 self._command(
-                    str(self.bindir / "postgres"), "-D", str(self.datadir), "-p", str(self.port),
-                    "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.root}",
-                    "-c", "fsync=off", "-c", "max_connections=200",
+                    str(self.bindir / "postgres"),
+                    "-D",
+                    str(self.datadir),
+                    "-p",
+                    str(self.port),
+                    "-c",
+                    "listen_addresses=127.0.0.1",
+                    "-c",
+                    f"unix_socket_directories={self.root}",
+                    "-c",
+                    "fsync=off",
+                    "-c",
+                    "max_connections=200",
                 ),
-                stdout=log, stderr=subprocess.STDOUT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         deadline = time.monotonic() + _START_TIMEOUT_S
         while True:
@@ -100,9 +122,21 @@ class PostgresServer:
     def sql(self, statement: str, database: str = "postgres") -> str:
         """Run one statement with psql as the superuser; its output, or `PostgresCommandError` saying why not."""
         done = subprocess.run(
-            [str(self.bindir / "psql"), "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-d", self.url(database),
-             "-c", statement],
-            capture_output=True, text=True,
+            [
+                str(self.bindir / "psql"),
+                "-X",
+                "-q",
+                "-t",
+                "-A",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-d",
+                self.url(database),
+                "-c",
+                statement,
+            ],
+            capture_output=True,
+            text=True,
         )
         if done.returncode != 0:
             raise PostgresCommandError(

@@ -292,7 +292,6 @@ class ProviderFake(FakeServer):
 
         return handle
 
-
     def _take_echo(self) -> bool:
         with self._pace_lock:
             if self._echoes <= 0:
@@ -524,7 +523,7 @@ class FakeDuckDuckGo(ProviderFake):
         blocks = [
             '<div class="result results_links web-result"><div class="links_main result__body">'
             f'<h2 class="result__title"><a class="result__a" href="{html.escape(hit["url"])}">'
-            f'{html.escape(hit["title"])}</a></h2>'
+            f"{html.escape(hit['title'])}</a></h2>"
             f'<a class="result__snippet" href="{html.escape(hit["url"])}">{html.escape(hit.get("snippet", ""))}</a>'
             "</div></div>"
             for hit in self._hits

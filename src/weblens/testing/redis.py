@@ -20,7 +20,6 @@ __all__ = ["INSTALL_HINT", "RedisServer", "redis_server_path"]
 INSTALL_HINT = "redis-server is not installed: `apt-get install -y redis-server` (CI's .ci/run does this)"
 
 
-
 def redis_server_path() -> str | None:
     """The `redis-server` binary, or None when it is not installed."""
     return shutil.which("redis-server") or next(
@@ -44,9 +43,25 @@ class RedisServer:
     def start(self) -> RedisServer:
         self._dir = tempfile.TemporaryDirectory(prefix="weblens-redis-")
         self._process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self._dir.name,
-             "--save", "", "--appendonly", "no", "--protected-mode", "no", "--loglevel", "warning"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                self._dir.name,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "no",
+                "--loglevel",
+                "warning",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:

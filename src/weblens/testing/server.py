@@ -42,7 +42,12 @@ class ServedApp:
     127.0.0.1 in a background thread, until `stop()`."""
 
     def __init__(
-        self, app: Any, *, lifespan: str = "on", log_level: str = "warning", interface: str = "auto",
+        self,
+        app: Any,
+        *,
+        lifespan: str = "on",
+        log_level: str = "warning",
+        interface: str = "auto",
         limits: ServerConfig | None = None,
     ) -> None:
         """`limits`: serve with `weblens serve`'s connection guard (header and body deadlines, the cap)."""

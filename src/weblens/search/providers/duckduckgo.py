@@ -29,9 +29,7 @@ _RESULTS = lxml.etree.XPath('//div[contains(concat(" ", normalize-space(@class),
 _TITLE = lxml.etree.XPath('.//a[contains(concat(" ", normalize-space(@class), " "), " result__a ")]')
 _SNIPPET = lxml.etree.XPath('.//*[contains(concat(" ", normalize-space(@class), " "), " result__snippet ")]')
 _NO_RESULTS = lxml.etree.XPath('boolean(//*[@id="links" or contains(@class, "no-results")])')
-_RELIABLE = (
-    "DuckDuckGo sends many servers bot checks after a few queries; for reliable search set " + ANOTHER_PROVIDER
-)
+_RELIABLE = "DuckDuckGo sends many servers bot checks after a few queries; for reliable search set " + ANOTHER_PROVIDER
 _ANOMALY_MARKERS = ("anomaly-modal", "anomaly.js", "challenge-form", "bots use DuckDuckGo")
 _ALL_REGIONS = "wt-wt"
 _BLOCKED_STATUSES = frozenset({403, 418})

@@ -87,7 +87,9 @@ end
 return items
 """
 # KEYS: job, then _PARTS; ARGV: key, kind (page, failed, skipped, links, left), body, now
-_FINISH = _RETIRE + """
+_FINISH = (
+    _RETIRE
+    + """
 local job = KEYS[1]
 if redis.call('EXISTS', job) == 0 then return 0 end
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
@@ -116,6 +118,7 @@ end
 share_ttl()
 return 1
 """
+)
 # ARGV: max variants, again (1/0), then (key, variant or '', item as JSON) triples; returns the 1-based positions
 # admitted (and with again, those seen but neither claimed nor settled, to be queued once more)
 _ADMIT = """
@@ -165,7 +168,9 @@ end
 return found
 """
 # KEYS: job, then _PARTS
-_SEEDED = _RETIRE + """
+_SEEDED = (
+    _RETIRE
+    + """
 local job = KEYS[1]
 if redis.call('EXISTS', job) == 0 then return end
 redis.call('HSET', job, 'seeded', '1', 'limits', ARGV[1], 'updated_at', ARGV[3])
@@ -175,22 +180,32 @@ if redis.call('HGET', job, 'state') == 'running' and (ARGV[2] ~= '' or idle) the
   ended(ARGV[2] ~= '' and 'failed' or 'done', ARGV[3])
 end
 """
-_CANCEL = _RETIRE + """
+)
+_CANCEL = (
+    _RETIRE
+    + """
 if redis.call('HGET', KEYS[1], 'state') == 'running' then ended('cancelled', ARGV[1]) end
 """
+)
 # KEYS: job, skipped; ARGV: reason, count pairs
-_SKIP = _RETIRE + """
+_SKIP = (
+    _RETIRE
+    + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return end
 for i = 1, #ARGV, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
 share_ttl()
 """
+)
 # KEYS: job, texts; ARGV: text key, URL key; 1: the first reading of this text (or the same URL's again)
-_TEXT = _RETIRE + """
+_TEXT = (
+    _RETIRE
+    + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2])
 share_ttl()
 return redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] and 1 or 0
 """
+)
 # KEYS: job, the jobs' index, then _PARTS and seeding; ARGV: job id
 _DELETE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
@@ -346,7 +361,12 @@ class RedisJobStore:
         return [JobItem(*json.loads(text)) for text in found if text]
 
     async def finish(
-        self, job_id: str, key: str, *, page: CrawledPage | None = None, failure: FailedPage | None = None,
+        self,
+        job_id: str,
+        key: str,
+        *,
+        page: CrawledPage | None = None,
+        failure: FailedPage | None = None,
         skipped: str | None = None,
     ) -> None:
         if page is not None:

@@ -257,7 +257,12 @@ class SqliteJobStore:
         return await self._run(take)
 
     async def finish(
-        self, job_id: str, key: str, *, page: CrawledPage | None = None, failure: FailedPage | None = None,
+        self,
+        job_id: str,
+        key: str,
+        *,
+        page: CrawledPage | None = None,
+        failure: FailedPage | None = None,
         skipped: str | None = None,
     ) -> None:
         def settle(db: sqlite3.Connection) -> None:

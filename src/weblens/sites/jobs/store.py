@@ -60,7 +60,12 @@ class JobStore(Protocol):
         ...
 
     async def finish(
-        self, job_id: str, key: str, *, page: CrawledPage | None = None, failure: FailedPage | None = None,
+        self,
+        job_id: str,
+        key: str,
+        *,
+        page: CrawledPage | None = None,
+        failure: FailedPage | None = None,
         skipped: str | None = None,
     ) -> None:
         """A claimed URL is settled: a page kept, a failure, a skip, or (none of them) read for links only."""
