@@ -20,6 +20,15 @@ def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in request["messages"] if m["role"] == "tool"]
 
 
+async def _run_on(llm: ScriptedLLM, question: str, tools: list[Any] | None = None, **model: Any) -> Answer:
+    """The agent's answer through a model set up as given, on a server the `ask` fixture cannot stand for."""
+    chat = ChatModel(base_url=llm.base_url, **{"model": "m", "timeout": 10, **model})
+    try:
+        return Answer([e async for e in Agent(chat, Toolset(tools or [])).run(question)])
+    finally:
+        await chat.aclose()
+
+
 async def _two_searches(llm: ScriptedLLM, ask: Any, make_search: Any, **habit: Any) -> Answer:
     queries: list[str] = []
     calls = [call("web_search", {"query": "Oslo weather"}), call("web_search", {"query": "Bergen weather"})]
@@ -102,12 +111,7 @@ async def test_a_server_that_refuses_stream_options_still_answers(make_search: A
     """Mistral, older vLLM and some gateways answer 400 "Unknown parameter: 'stream_options'"."""
     async with ScriptedLLM(unsupported=["stream_options"]) as llm:
         llm.add(Turn(tool_calls=[call("web_search", {"query": "AI news"})]), Turn(text="AI news [1]."))
-        model = ChatModel(base_url=llm.base_url, model="m", timeout=10)
-        try:
-            events = [e async for e in Agent(model, Toolset([make_search()])).run("AI news?")]
-        finally:
-            await model.aclose()
-        answer = Answer(events)
+        answer = await _run_on(llm, "AI news?", [make_search()])
 
         assert answer.error is None and answer.done.answer == "AI news [1]."
         assert ["stream_options" in body for body in llm.sent] == [True, False, False]  # asked once
@@ -134,11 +138,7 @@ async def test_an_empty_stream_is_an_error_not_an_empty_answer(llm: ScriptedLLM,
 
 async def test_a_stalled_stream_times_out_and_names_the_setting() -> None:
     async with ScriptedLLM([Turn(text="a slow answer", chunk_interval_s=2.0)]) as llm:
-        model = ChatModel(base_url=llm.base_url, model="m", timeout=0.3, max_retries=0)
-        try:
-            answer = Answer([e async for e in Agent(model, Toolset([])).run("hi")])
-        finally:
-            await model.aclose()
+        answer = await _run_on(llm, "hi", timeout=0.3, max_retries=0)
 
     assert answer.error is not None and answer.error.code == "timeout"
     assert "0.3 s" in answer.error.message and "WEBLENS_LLM_TIMEOUT" in answer.error.message
@@ -359,11 +359,7 @@ async def test_deepseek_thinking_mode_gets_its_reasoning_back_with_the_tool_call
             Turn(reasoning="The user wants news; search.", tool_calls=[call("web_search", {"query": "AI news"})]),
             Turn(reasoning="Source 1 answers it.", text="AI news [1]."),
         )
-        model = ChatModel(base_url=llm.base_url, model="deepseek-reasoner", timeout=10)
-        try:
-            answer = Answer([e async for e in Agent(model, Toolset([make_search()])).run("AI news?")])
-        finally:
-            await model.aclose()
+        answer = await _run_on(llm, "AI news?", [make_search()], model="deepseek-reasoner")
 
         assert answer.error is None and answer.done.answer == "AI news [1]."
         assert "search" not in answer.text
@@ -380,11 +376,7 @@ async def test_servers_that_send_no_reasoning_get_none_back(llm: ScriptedLLM, as
 
 async def test_a_server_that_wants_a_key_when_none_is_set_says_so() -> None:
     async with ScriptedLLM([Turn(status=401, error="Incorrect API key provided: not-needed")]) as llm:
-        model = ChatModel(base_url=llm.base_url, model="gpt-4o-mini", timeout=10)
-        try:
-            answer = Answer([e async for e in Agent(model, Toolset([])).run("hi")])
-        finally:
-            await model.aclose()
+        answer = await _run_on(llm, "hi", model="gpt-4o-mini")
 
     assert answer.error is not None and answer.error.code == "not_configured"
     assert "no API key is set" in answer.error.message and "WEBLENS_LLM_API_KEY" in answer.error.message

@@ -11,6 +11,12 @@ _PROSE = (
     "the swell and how easily the shackles came apart when the time came to lift them.</p>"
 )
 
+# A shop's grid of 60 buoys with their prices.
+_PRICED_CARDS = "".join(
+    f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
+    for i in range(1, 61)
+)
+
 
 def _blocks(markdown: str) -> list[str]:
     """The top-level blocks a markdown renderer (rich's parser) makes of the text."""
@@ -18,15 +24,12 @@ def _blocks(markdown: str) -> list[str]:
 
 
 def test_a_listing_read_as_page_text_keeps_its_headings_lists_and_tables() -> None:
-    cards = "".join(
-        f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
-        for i in range(1, 61)
-    )
     rows = "".join(f"<tr><td>Size {i}</td><td>{i * 20} kg</td></tr>" for i in range(1, 5))
     page = (
         "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body>"
         "<nav><a href='/'>Home</a> <a href='/rope'>Rope</a></nav><main><h1>Mooring buoys</h1>"
-        f"<div class='grid'>{cards}</div><pre>shackle = 3 turns\npin  = moused</pre><h2>Sizes</h2><table>{rows}</table>"
+        f"<div class='grid'>{_PRICED_CARDS}</div><pre>shackle = 3 turns\npin  = moused</pre>"
+        f"<h2>Sizes</h2><table>{rows}</table>"
         "<h2>Before you buy</h2><ul><li>Check the chain weight</li><li>Ask the harbour master</li></ul>"
         f"<section><h2>How we test</h2>{_PROSE * 2}</section>"
         "</main><footer>Harbour Office</footer></body></html>"
@@ -60,14 +63,11 @@ def test_a_layout_table_in_page_text_is_read_as_its_blocks() -> None:
 
 
 def test_page_text_is_the_main_region_when_the_page_marks_one() -> None:
-    cards = "".join(
-        f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
-        for i in range(1, 61)
-    )
     page = (
         "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body>"
         "<div class='promo'>Free delivery on orders over £50 this week only</div>"
-        f"<main><h1>Mooring buoys</h1><div class='grid'>{cards}</div><section><h2>How we test</h2>{_PROSE}</section>"
+        f"<main><h1>Mooring buoys</h1><div class='grid'>{_PRICED_CARDS}</div>"
+        f"<section><h2>How we test</h2>{_PROSE}</section>"
         "</main><div class='signup'><h3>Join our newsletter</h3><p>News from the quay every month</p></div>"
         "</body></html>"
     )
@@ -79,17 +79,25 @@ def test_page_text_is_the_main_region_when_the_page_marks_one() -> None:
     assert "Free delivery" not in found.content and "newsletter" not in found.content
 
 
-def test_page_text_leaves_out_regions_and_controls_marked_by_aria_role_as_by_tag() -> None:
+def _buoy_shop(*, before: str = "", between: str = "", after: str = "") -> str:
+    """A shop page that declares no article: a grid of 60 buoys trafilatura cuts short (so the page text stands),
+    then how the buoys are tested; `before`, `between` and `after` the grid and that section."""
     cards = "".join(f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span></a></div>" for i in range(1, 61))
-    page = (
+    return (
         "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body>"
-        "<div role='banner'><span>Quayside Chandlery</span></div>"
+        f"{before}<h1>Mooring buoys</h1><div class='grid'>{cards}</div>{between}"
+        f"<section><h2>How we test</h2>{_PROSE * 2}</section>{after}</body></html>"
+    )
+
+
+def test_page_text_leaves_out_regions_and_controls_marked_by_aria_role_as_by_tag() -> None:
+    page = _buoy_shop(
+        before="<div role='banner'><span>Quayside Chandlery</span></div>"
         "<div role='navigation'><a href='/rope'>Rope and line</a> <a href='/chain'>Chain by the metre</a></div>"
         "<div role='search'><span>Search the shop</span></div><details><summary>Sort by</summary><div>"
-        "<a role='menuitemradio' href='?sort=price'>Lowest price first</a></div></details>"
-        f"<h1>Mooring buoys</h1><div class='grid'>{cards}</div><section><h2>How we test</h2>{_PROSE * 2}</section>"
-        "<div role='complementary'><p>Tide tables for the week ahead</p></div>"
-        "<div role='contentinfo'><p>Harbour Office, Quay Street</p></div></body></html>"
+        "<a role='menuitemradio' href='?sort=price'>Lowest price first</a></div></details>",
+        after="<div role='complementary'><p>Tide tables for the week ahead</p></div>"
+        "<div role='contentinfo'><p>Harbour Office, Quay Street</p></div>",
     )
     found = extract(page.encode(), "text/html")
 
@@ -100,7 +108,6 @@ def test_page_text_leaves_out_regions_and_controls_marked_by_aria_role_as_by_tag
 
 
 def test_page_text_leaves_out_a_pop_up_form_but_keeps_a_pop_up_without_one() -> None:
-    cards = "".join(f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span></a></div>" for i in range(1, 61))
     sign_up = (
         "<div role='dialog' class='popup'><h2>Join the Chandlery Club</h2><form action='/join'>"
         "<p>Members hear first about end-of-season sales and the yard's open days, and get a tide almanac free "
@@ -108,11 +115,7 @@ def test_page_text_leaves_out_a_pop_up_form_but_keeps_a_pop_up_without_one() -> 
         "<button>Join</button></form></div>"
     )
     sheet = "<div role='dialog' class='sheet'><h3>Buoy sizes</h3><p>Sizes run from 300 to 900 mm across.</p></div>"
-    page = (
-        "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body>"
-        f"<h1>Mooring buoys</h1><div class='grid'>{cards}</div>{sign_up}{sheet}"
-        f"<section><h2>How we test</h2>{_PROSE * 2}</section></body></html>"
-    )
+    page = _buoy_shop(between=sign_up + sheet)
     found = extract(page.encode(), "text/html")
 
     assert found.extractor == "page-text"
@@ -122,13 +125,10 @@ def test_page_text_leaves_out_a_pop_up_form_but_keeps_a_pop_up_without_one() -> 
 
 
 def test_page_text_reads_punctuation_onto_its_word_and_keeps_words_apart() -> None:
-    cards = "".join(
-        f"<div class='card'><a href='/m/{i}'><span>Mooring buoy {i}</span><span>£{i}0.00</span></a></div>"
-        for i in range(1, 61)
-    )
     page = (
         "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body><main>"
-        f"<h1>Mooring buoys</h1><div class='grid'>{cards}</div><p><b>Note</b>: tested by <a href='/crew'>our crew</a>"
+        f"<h1>Mooring buoys</h1><div class='grid'>{_PRICED_CARDS}</div>"
+        "<p><b>Note</b>: tested by <a href='/crew'>our crew</a>"
         f", twice a year (<a href='/log'>see the log</a>).</p><section><h2>How we test</h2>{_PROSE * 2}</section>"
         "</main></body></html>"
     )
