@@ -100,7 +100,7 @@ def _parse_constant(name: str) -> Any:
 
 def _check_tree(body: Any) -> None:
     """Refuse nesting deeper than MAX_JSON_DEPTH and strings that are not Unicode text (a lone
-    surrogate such as `"\ud800"` cannot be stored, sent to a model or encoded as UTF-8)."""
+    surrogate such as `"\\ud800"` cannot be stored, sent to a model or encoded as UTF-8)."""
     stack: list[tuple[Any, int]] = [(body, 1)]
     while stack:
         value, depth = stack.pop()
