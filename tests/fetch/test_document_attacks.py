@@ -40,6 +40,9 @@ from weblens.testing.hostile_documents import (
 from weblens.testing.pages import PageServer, make_pdf
 
 pytestmark = pytest.mark.timeout(60)
+HANG_S = 15
+"""A read past this has hung, not merely run slow: each takes under a second on an idle core, and the
+extraction deadline (10 s of the worker's own time) bounds it; wall time on a loaded machine runs longer."""
 
 
 def _settings(server: PageServer, **fetch: object) -> Settings:
@@ -47,13 +50,13 @@ def _settings(server: PageServer, **fetch: object) -> Settings:
 
 
 async def _read(server: PageServer, path: str, body: bytes, content_type: str, **fetch: object) -> str:
-    """The whole text of `body` served at `path`, as `weblens.fetch` reads it; and it took < 5 s."""
+    """The whole text of `body` served at `path`, as `weblens.fetch` reads it, which did not hang."""
     server.route("GET", path, Reply(body=body, content_type=content_type))
     async with Fetcher(_settings(server, **fetch), cache=Cache(None)) as fetcher:
         await fetcher.workers.warm()
         started = time.perf_counter()
         document, _ = await fetcher.document(server.url(path))
-        assert time.perf_counter() - started < 5
+        assert time.perf_counter() - started < HANG_S
     return document.content
 
 
@@ -120,7 +123,7 @@ async def test_entities_in_a_documents_xml_neither_expand_nor_read_local_files(
             except WeblensError as exc:
                 assert exc.code == "unsupported_content", (name, exc)
                 said = exc.message
-            assert time.perf_counter() - started < 5, name
+            assert time.perf_counter() - started < HANG_S, name
             seen.append(said)
     assert not any("WEBLENS-LOCAL-SECRET" in said for said in seen), seen
 
@@ -164,7 +167,7 @@ async def test_a_small_document_is_read_in_a_worker_under_its_memory_limit(pages
         started = time.perf_counter()
         with pytest.raises(WeblensError) as caught:
             await fetcher.fetch(pages.url("/small-bomb.docx"))
-        assert time.perf_counter() - started < 5
+        assert time.perf_counter() - started < HANG_S
     assert caught.value.code == "too_large" and "worker_memory_mb" in caught.value.message
 
 
@@ -181,7 +184,7 @@ async def test_an_empty_or_broken_file_of_any_format_is_a_typed_error_or_says_it
             except WeblensError as exc:
                 assert exc.code == "unsupported_content", (name, exc.code, exc.message)
                 assert "Traceback" not in exc.message and len(exc.message) < 600, name
-            assert time.perf_counter() - started < 5, name
+            assert time.perf_counter() - started < HANG_S, name
 
 
 async def test_a_pdf_whose_image_inflates_past_what_pypdf_decodes_is_too_large_and_says_why(pages: PageServer) -> None:
