@@ -23,7 +23,7 @@ from weblens.tools.fetch import FetchTool
 pytestmark = pytest.mark.timeout(120)
 
 needs_ocr = pytest.mark.skipif(
-    not ocr_available(), reason="OCR is not installed: pip install 'weblens[ocr]' (and apt-get install libgl1)"
+    not ocr_available(), reason="OCR is not installed: pip install 'weblens[ocr]'"
 )
 
 
@@ -48,7 +48,7 @@ async def test_without_ocr_a_scanned_pdf_says_what_to_install(
 
     empty_page = slow_pdf(0)  # one page, no text drawn: no text layer to read
     pages.route("GET", "/blank.pdf", Reply(body=empty_page, content_type="application/pdf"))
-    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)  # as if the extra were not installed
+    monkeypatch.setitem(sys.modules, "rapidocr", None)  # as if the extra were not installed
     ocr.ocr_engine_loaded.cache_clear()  # this process loaded it (to decide the skip above): forget it
     settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 0})
     page = await fetch(pages.url("/blank.pdf"), settings=settings, cache=Cache(None))
@@ -137,7 +137,7 @@ async def test_a_decompression_bomb_image_is_refused_before_it_is_decoded(
 
 async def test_without_ocr_an_image_says_what_to_install(pages: PageServer, monkeypatch: pytest.MonkeyPatch) -> None:
     pages.route("GET", "/sign.png", Reply(body=blank_png(64, 32), content_type="image/png"))
-    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)  # as if the extra were not installed
+    monkeypatch.setitem(sys.modules, "rapidocr", None)  # as if the extra were not installed
     ocr.ocr_engine_loaded.cache_clear()
     settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 0})
     with pytest.raises(UnsupportedContentError) as caught:

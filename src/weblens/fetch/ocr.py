@@ -1,7 +1,7 @@
-"""Text in images by OCR (the `ocr` extra: rapidocr-onnxruntime): scanned PDFs' pages, and
+"""Text in images by OCR (the `ocr` extra: rapidocr on onnxruntime): scanned PDFs' pages, and
 images a link points to (`weblens.fetch.images`).
 
-Its detection and recognition models ship inside its PyPI wheel (PP-OCRv4, about 16 MB), so
+Its detection and recognition models ship inside its PyPI wheel (PP-OCRv6 small, about 31 MB), so
 nothing is downloaded at run time. Used only where there is no text layer to read; bounded:
 at most `MAX_OCR_PAGES` pages and `MAX_IMAGES_PER_PAGE` images a page, each scaled down to
 `MAX_OCR_PIXELS`, all within the worker's extraction deadline (onnxruntime runs on one
@@ -38,14 +38,14 @@ OCR_NOTE = "The text was read by OCR (rapidocr) from images: expect misread word
 
 
 def ocr_missing() -> str | None:
-    """None when the OCR engine loads here; else what to do about it (install the extra, or the
-    system's libGL that OpenCV needs)."""
+    """None when the OCR engine loads here; else what to do about it (install the extra, or why its
+    native libraries do not load)."""
     try:
         ocr_engine_loaded()
     except ModuleNotFoundError:
         return f"install the ocr extra: {OCR_INSTALL}"
-    except ImportError as exc:  # installed, but OpenCV cannot load the system's libGL
-        return f"the OCR engine is installed but does not load ({exc}); on Debian or Ubuntu: apt-get install libgl1"
+    except ImportError as exc:  # installed, but a native library does not load
+        return f"the OCR engine is installed but does not load ({exc})"
     return None
 
 
@@ -56,10 +56,22 @@ def ocr_available() -> bool:
 
 @functools.cache
 def ocr_engine_loaded() -> Any:
-    """The OCR engine, loaded once per process (about half a second); ImportError without the extra."""
-    from rapidocr_onnxruntime import RapidOCR
+    """The OCR engine, loaded once per process (about half a second); ImportError without the extra.
+    onnxruntime is installed beside rapidocr by the extra: without it rapidocr would not load a model."""
+    import onnxruntime  # noqa: F401  (rapidocr imports its engine only when asked; fail here, clearly)
+    from rapidocr import RapidOCR
 
-    return RapidOCR(intra_op_num_threads=1, inter_op_num_threads=1)
+    return RapidOCR(
+        params={
+            "Global.log_level": "error",
+            # detection at the image's own size (at most 2000 px a side): its default enlarges the short
+            # side to 736 px, which made a two-line banner 7 times the pixels and the read 5 times slower
+            "Det.limit_type": "max",
+            "Det.limit_side_len": 2000,
+            "EngineConfig.onnxruntime.intra_op_num_threads": 1,
+            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+        }
+    )
 
 
 def read_image(image: Any) -> str:
@@ -80,7 +92,7 @@ def read_image(image: Any) -> str:
         image = Image.alpha_composite(white, rgba)
     rgb = image.convert("RGB")
     try:
-        found, _ = ocr_engine_loaded()(numpy.asarray(rgb), return_word_box=True)
+        found = ocr_engine_loaded()(numpy.asarray(rgb), return_word_box=True, return_single_char_box=True)
     except MemoryError:
         raise
     except Exception as exc:  # the engine's own errors (an image too thin to scale, ...) name no common base
@@ -90,7 +102,13 @@ def read_image(image: Any) -> str:
             raise MemoryError(last) from None
         raise UnsupportedContentError(f"OCR could not read the image: {last}") from None
     gray = numpy.asarray(rgb.convert("L"))
-    lines = (spaced_line(gray, line) for line in found or [])
+    texts = found.txts or ()
+    if not texts:
+        return ""
+    boxes, letters = found.boxes, found.word_results or ()
+    if len(letters) != len(texts):  # no letter boxes to put spaces back from
+        letters = ((),) * len(texts)
+    lines = (spaced_line(gray, box, str(text), row) for box, text, row in zip(boxes, texts, letters, strict=False))
     return "\n".join(line for line in lines if line.strip())
 
 

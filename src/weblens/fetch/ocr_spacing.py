@@ -1,8 +1,8 @@
 """Word spaces the OCR model drops, put back from the picture itself.
 
-rapidocr's recognition model (PP-OCRv4, trained mostly on Chinese) reads Latin letters well but
-often runs words together ("VesselAlbatross4200tons"), more so in small print: at 20 px most
-lines came back as one word. The letters' positions are known (rapidocr's word boxes: one box
+rapidocr's recognition models (PP-OCR, trained mostly on Chinese) read Latin letters well but
+often run words together ("VesselAlbatross4200tons"), more so in small print: at 20 px most
+lines came back as one word. The letters' positions are known (rapidocr's letter boxes: one box
 a character), and so is where the line's picture is blank: a column with no ink. Within a line,
 the blank runs between letters are narrow and those between words wide; the cut between the two
 is found per line (the split of the run widths that best separates two groups, as Otsu's method
@@ -73,15 +73,16 @@ def _word_gap(widths: list[int], height: float) -> float | None:
     return cut
 
 
-def spaced_line(gray: Any, found: Any) -> str:
-    """One line of rapidocr's result (with word boxes) with the word spaces its model dropped;
-    the text as read when the line is tilted, vertical, or its boxes do not match its letters."""
+def spaced_line(gray: Any, box: Any, text: str, letters: Any) -> str:
+    """One line of rapidocr's result with the word spaces its model dropped: `box` the line's, `letters`
+    its (character, score, box) without the spaces the model did write. The text as read when the line
+    is tilted, vertical, or its boxes do not match its letters."""
     import numpy
 
-    text = str(found[1])
-    if len(found) < 5 or not found[3] or len(found[3]) != len(found[4]) or "".join(found[4]) != text:
+    chars = [str(letter[0]) for letter in letters]
+    if not chars or chars != [char for char in text if not char.isspace()]:
         return text
-    box = numpy.asarray(found[0], dtype=numpy.float64)
+    box = numpy.asarray(box, dtype=numpy.float64)
     height = float(box[:, 1].max() - box[:, 1].min())
     width = float(box[:, 0].max() - box[:, 0].min())
     if height <= 0 or height > width or abs(box[1][1] - box[0][1]) > 0.2 * height:  # vertical or tilted
@@ -91,15 +92,17 @@ def spaced_line(gray: Any, found: Any) -> str:
     if gap is None:
         return text
     wide_runs = [((start + end) / 2, end - start) for start, end in runs if end - start >= gap]
-    chars: list[str] = found[4]
-    centres = [float(numpy.mean([point[0] for point in char_box])) for char_box in found[3]]
-    out = []
-    for i, char in enumerate(chars):
+    centres = [float(numpy.mean([point[0] for point in letter[2]])) for letter in letters]
+    out, letter = [], 0
+    for i, char in enumerate(text):
         out.append(char)
-        after = chars[i + 1] if i + 1 < len(chars) else " "
-        if char.isspace() or after.isspace() or _wide(char) or _wide(after):
+        if char.isspace():
+            continue
+        after = text[i + 1] if i + 1 < len(text) else " "
+        letter += 1
+        if after.isspace() or _wide(char) or _wide(after):
             continue
         need = 2 * gap if char.isdigit() and after.isdigit() else gap
-        if any(centres[i] < middle < centres[i + 1] and run >= need for middle, run in wide_runs):
+        if any(centres[letter - 1] < middle < centres[letter] and run >= need for middle, run in wide_runs):
             out.append(" ")
     return "".join(out)
