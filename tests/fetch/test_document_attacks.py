@@ -187,6 +187,7 @@ async def test_an_empty_or_broken_file_of_any_format_is_a_typed_error_or_says_it
             assert time.perf_counter() - started < HANG_S, name
 
 
+@pytest.mark.skipif(not ocr_available(), reason="OCR is not installed: pip install 'weblens[ocr]'")  # none decodes it
 async def test_a_pdf_whose_image_inflates_past_what_pypdf_decodes_is_too_large_and_says_why(pages: PageServer) -> None:
     body = pdf_with_image(10_000)  # a 10k x 10k grey scan: 100 MB inflated from 100 KB
     pages.route("GET", "/scan-bomb.pdf", Reply(body=body, content_type="application/pdf"))

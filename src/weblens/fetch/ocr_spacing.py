@@ -14,6 +14,7 @@ leaves wide margins). Measured in `bench/documents.py` and the note of this chan
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
 from typing import Any
 
@@ -42,11 +43,8 @@ def _blank_runs(gray: Any, box: Any) -> list[tuple[int, int]]:
     background = numpy.median(crop)
     spread = int(crop.max()) - int(crop.min())
     inked = (numpy.abs(crop - background) > max(_MIN_CONTRAST, 0.35 * spread)).any(axis=0)
-    columns = numpy.flatnonzero(inked)
-    if len(columns) < 2:
-        return []
-    steps = numpy.diff(columns)
-    return [(int(columns[i]) + 1 + x0, int(columns[i + 1]) + x0) for i in numpy.flatnonzero(steps > 1)]
+    columns: list[int] = numpy.flatnonzero(inked).tolist()
+    return [(left + 1 + x0, right + x0) for left, right in itertools.pairwise(columns) if right - left > 1]
 
 
 def _word_gap(widths: list[int], height: float) -> float | None:
