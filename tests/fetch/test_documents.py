@@ -104,3 +104,14 @@ async def test_a_long_csv_is_a_bounded_table_that_counts_what_it_leaves_out(
     assert document.content.startswith("| id | name |\n| --- | --- |\n| 0 | item 0 |")
     assert "| 1998 | item 1998 |" in document.content and "item 1999" not in document.content
     assert document.content.endswith("(3,001 more lines not shown)")
+
+
+async def test_tab_separated_values_are_a_table_by_type_or_by_name(pages: PageServer) -> None:
+    body = b"ship\ttons\tport\nAlbatross\t4200\tPier 4\nPetrel\t1800\tPier 9\n"
+    pages.route("GET", "/ships", Reply(body=body, content_type="text/tab-separated-values"))
+    pages.route("GET", "/ships.tsv", Reply(body=body, content_type="text/plain"))
+    settings = Settings(fetch={"allowed_hosts": [pages.host]})
+    for path in ("/ships", "/ships.tsv"):
+        page = await fetch(pages.url(path), settings=settings, cache=Cache(None))
+        assert page.extractor == "csv", path
+        assert "| ship | tons | port |\n| --- | --- | --- |\n| Albatross | 4200 | Pier 4 |" in page.content, path

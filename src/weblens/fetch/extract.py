@@ -1,5 +1,6 @@
 """A response body to text, by content type: HTML, text, JSON, PDF, Office documents, EPUB, RTF
-and CSV (`weblens.fetch.office`), images by OCR (`weblens.fetch.images`); anything else is refused.
+and CSV (`weblens.fetch.office`), RSS and Atom feeds (`weblens.fetch.feeds`), images by OCR
+(`weblens.fetch.images`); anything else is refused.
 
 CPU-bound and synchronous on purpose: the fetcher runs it off the event loop (and may run
 it in another process: inputs and outputs are plain, picklable values). The HTML and PDF
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from weblens.errors import UnsupportedContentError
 from weblens.fetch.decode import decode_body
+from weblens.fetch.feeds import is_feed
 from weblens.fetch.images import image_kind
 from weblens.fetch.office import READER_NAMES, document_kind
 
@@ -114,6 +116,8 @@ def _route(body: bytes, content_type: str, url: str, raw: bool) -> tuple[str, st
         return "document", document
     if kind in _HTML_TYPES:
         return "html", kind
+    if not raw and is_feed(body, kind):
+        return "feed", kind
     if kind == "application/pdf":
         return "pdf", kind
     if _is_json(kind):
@@ -149,11 +153,17 @@ def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False)
         return Extracted(pdf.text, "pypdf+rapidocr" if pdf.ocr else "pypdf", pdf.title, note=pdf.note)
     if reader == "json":
         return _json(body, content_type)
-    if reader == "text":
+    if reader == "feed":
+        from weblens.fetch.feeds import feed_markdown
+
+        feed = feed_markdown(body, content_type, url)
+        if feed is not None:
+            return Extracted(feed[0], "feedparser", feed[1], note=None if feed[0].strip() else EMPTY_NOTE)
+    if reader in ("text", "feed"):  # a feed feedparser finds none in is shown as sent
         text, _ = decode_body(body, content_type)
         return Extracted(text, "text", note=None if text.strip() else EMPTY_NOTE)
     raise UnsupportedContentError(
-        f"cannot turn {kind} content into text (weblens reads HTML, text, JSON, PDF, CSV, "
+        f"cannot turn {kind} content into text (weblens reads HTML, text, JSON, RSS and Atom feeds, PDF, CSV, "
         ".docx, .xlsx, .pptx, .odt, .epub, .rtf, and PNG, JPEG, WebP, GIF, TIFF and BMP images by OCR)",
         details={"type": kind},
     )

@@ -33,6 +33,7 @@ __all__ = [
     "check_zip",
     "document_kind",
     "document_to_markdown",
+    "html_markdown",
     "markdown_table",
 ]
 
@@ -65,9 +66,10 @@ DOCUMENT_KINDS: dict[str, str] = {
     "text/rtf": "rtf",
     "text/csv": "csv",
     "application/csv": "csv",
+    "text/tab-separated-values": "csv",  # the delimiter is sniffed
 }
 """Media type -> the format weblens reads it as."""
-_SUFFIXES = {f".{kind}": kind for kind in ("docx", "xlsx", "pptx", "odt", "epub", "rtf", "csv")}
+_SUFFIXES = {f".{kind}": kind for kind in ("docx", "xlsx", "pptx", "odt", "epub", "rtf", "csv")} | {".tsv": "csv"}
 _ZIP_MARKERS = {
     "word/document.xml": "docx",
     "xl/workbook.xml": "xlsx",
@@ -223,7 +225,9 @@ def _csv(body: bytes, content_type: str) -> tuple[str, str]:
     return table.text + table.cut(f"{rest + 1:,} more lines not shown"), ""
 
 
-def _html_markdown(html: str) -> str:
+def html_markdown(html: str) -> str:
+    """An HTML document or fragment as markdown, as weblens reads a page's main content (read flattened when it
+    nests deeper than the parser follows)."""
     from weblens.fetch.html import parse_html
     from weblens.fetch.markdown import element_markdown
 
@@ -249,7 +253,7 @@ def _docx(body: bytes) -> tuple[str, str]:
     import mammoth
 
     result = mammoth.convert_to_html(io.BytesIO(body))
-    return _html_markdown(result.value), ""
+    return html_markdown(result.value), ""
 
 
 class _CellBudget:
@@ -403,7 +407,7 @@ def _epub(body: bytes) -> tuple[str, str]:
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
         markup = item.content.decode("utf-8", "replace")  # get_content() re-parses it, and loses a long text
-        text = _html_markdown(markup[:MAX_CHAPTER_CHARS])
+        text = html_markdown(markup[:MAX_CHAPTER_CHARS])
         if len(markup) > MAX_CHAPTER_CHARS:
             read = f"only the first {MAX_CHAPTER_CHARS:,} of its {len(markup):,} characters are read"
             text += f"\n\n(the chapter is cut here: {read})"
