@@ -132,7 +132,7 @@ def _model_spacing(body: bytes, content_type: str) -> str:
 def _ocr(rounds: int) -> None:
     """Scanned PDF pages and images of text by OCR: word recall with weblens' word spacing and with
     the model's own (the baseline), pages/s, peak memory. The images hold known lines at 36 px
-    and, in small print, 20 and 12 px."""
+    and, in small print, 20 and 12 px; a dense page holds 40 lines at 24 px."""
     cases: dict[str, tuple[bytes, str, tuple[str, ...], int]] = {}
     pages = 3
     cases["scanned PDF, 3 pages"] = (scanned_pdf(pages), "application/pdf", SCANNED_LINES, pages)
@@ -142,6 +142,8 @@ def _ocr(rounds: int) -> None:
     for kind, size in (("png", 20), ("jpeg", 20), ("png", 12)):
         body, content_type = text_image(kind, SMALL_PRINT, size=size)
         cases[f"{kind}, {size} px print"] = (body, content_type, SMALL_PRINT, 1)
+    body, content_type = text_image("png", SMALL_PRINT * 8, size=24)
+    cases["png, dense page"] = (body, content_type, SMALL_PRINT * 8, 1)
     print(f"\nOCR (rapidocr, one thread); medians of {min(rounds, 3)} reads")
     print(f"{'input':<22} {'bytes':>9} {'recall':>7} {'model spacing':>14} {'pages/s':>8} {'peak KiB':>9}")
     for name, (body, content_type, lines, count) in cases.items():
