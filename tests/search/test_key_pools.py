@@ -107,3 +107,13 @@ async def test_a_pool_of_refused_keys_says_which_variable_to_fix() -> None:
             with pytest.raises(NotConfiguredError, match=r"all 2 keys are out of the pool.*refused"):
                 await router.search(make_request(query="b"))
         assert serper.count() == 2
+
+
+async def test_a_quota_reset_that_is_not_a_number_benches_for_the_configured_cool_down(pooled: FakeBrave) -> None:
+    quota = {"type": "ErrorResponse", "error": {"status": 429, "code": "QUOTA_LIMITED", "detail": "Quota exceeded"}}
+    pooled.fail(429, quota, headers={"X-RateLimit-Reset": "1, inf"})
+    async with router_for(pooled, key_quota_cooldown_s=600) as router:
+        response = await router.search(make_request(query="a"))
+        bench = await router.state.benched(f"key:brave:{fingerprint(KEYS[0])}")
+    assert response.results and keys_sent(pooled) == KEYS[:2]
+    assert bench is not None and 590 < bench.until - time.time() <= 600

@@ -6,6 +6,7 @@ parameters; Brave has none for domains, so weblens filters those itself.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from weblens.errors import WeblensError
@@ -25,9 +26,10 @@ def _longest_reset(reply: HttpReply) -> float | None:
     """The last (longest) window of `X-RateLimit-Reset: 1, 1419704`: when the monthly quota returns."""
     windows = reply.headers.get("x-ratelimit-reset", "").split(",")
     try:
-        return max(float(window) for window in windows if window.strip())
+        waits = [float(window) for window in windows if window.strip()]
     except ValueError:
         return None
+    return max(waits) if waits and all(map(math.isfinite, waits)) else None  # `inf` would bench a key for ever
 
 
 @register
@@ -44,7 +46,8 @@ class BraveProvider(HttpProvider):
         if reply.status == 422 and b"TOKEN" in reply.body.upper():
             reply = HttpReply(401, reply.headers, reply.body, reply.text)
         if reply.status == 429 and b"QUOTA_LIMITED" in reply.body:
-            return self.quota_error(reply, _longest_reset(reply))
+            reset = _longest_reset(reply)  # unreadable: the configured cool-down, not the per-second window
+            return self.quota_error(reply, reset if reset is not None else self.settings.search.key_quota_cooldown_s)
         return super().error(reply)
 
     async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
