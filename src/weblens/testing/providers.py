@@ -480,6 +480,13 @@ class FakeSearxng(ProviderFake):
         }
         return {key: value for key, value in found.items() if value is not None}
 
+    def engines_fail(self, *reasons: tuple[str, str], times: int = 1) -> None:
+        """The next answers have no results because the instance's engines failed, as SearXNG
+        says it: HTTP 200 with `unresponsive_engines` such as `("google", "Suspended: CAPTCHA")`."""
+        body = {**fixture_json(self.ok_fixture), "results": [], "answers": [], "infoboxes": [], "suggestions": []}
+        body["unresponsive_engines"] = [list(reason) for reason in reasons]
+        self.misbehave(Reply(body=body), times)
+
     def _handler(self, name: str) -> Callable[[RecordedRequest], Reply]:
         serve = super()._handler(name)
 
