@@ -5,6 +5,7 @@ SearXNG's and DuckDuckGo's protocols from recorded-shape fixtures, and misbehave
         settings = Settings(**brave.settings())
         brave.rate_limit(retry_after=1)          # the next search gets a 429
         brave.malformed(); brave.huge(mb=8)      # ...then a broken body, then 8 MB
+        brave.bomb(mb=256)                       # ...then 256 kB of gzip that inflates to 256 MB
         brave.nested(); brave.echo_key()         # ...then JSON 100 000 levels deep, then the key echoed
         response = await weblens.search("q", settings=settings)
 
@@ -32,6 +33,7 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 from weblens.policy.domains import host_in, normalise_host
+from weblens.testing.pages import gzip_bomb
 from weblens.testing.server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
@@ -255,6 +257,11 @@ class ProviderFake(FakeServer):
             yield b'"]}'
 
         self.misbehave(Reply(chunks=chunks, content_type=self.content_type), times)
+
+    def bomb(self, mb: int = 256, times: int = 1) -> None:
+        """A gzip body (Content-Encoding: gzip) of about `mb` kB that inflates to `mb` MB."""
+        headers = {"Content-Encoding": "gzip"}
+        self.misbehave(Reply(body=gzip_bomb(mb * _MIB), content_type=self.content_type, headers=headers), times)
 
     def empty_202(self, times: int = 1) -> None:
         self.misbehave(Reply(status=202, body=b"", content_type="text/html; charset=utf-8"), times)

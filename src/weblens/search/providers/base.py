@@ -17,9 +17,17 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 import httpx
 
 from weblens.config import ProviderConfig, Settings, setting_hint
-from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutError, UpstreamError, WeblensError
+from weblens.errors import (
+    NotConfiguredError,
+    RateLimitedError,
+    TooLargeError,
+    ToolTimeoutError,
+    UpstreamError,
+    WeblensError,
+)
 from weblens.metrics import Metrics
 from weblens.net import HttpSource, error_for_status, getter_for, parse_retry_after, translate_errors
+from weblens.net.body import read_capped
 from weblens.net.urls import web_url
 from weblens.policy.state import LocalPolicyState, PolicyState
 from weblens.redact import redact_text, redact_values
@@ -311,18 +319,15 @@ class HttpProvider:
         return found
 
     async def _read(self, response: httpx.Response) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > MAX_BODY_BYTES:
-                raise UpstreamError(
-                    f"{self.name} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; not a search answer",
-                    status=response.status_code,
-                    retryable=False,
-                )
-            chunks.append(chunk)
-        return b"".join(chunks)
+        """The body, inflated in bounded steps: a gzip bomb stops at the cap, not after a chunk's 1 000×."""
+        try:
+            return await read_capped(response, MAX_BODY_BYTES, progress=False)
+        except TooLargeError:
+            raise UpstreamError(
+                f"{self.name} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; not a search answer",
+                status=response.status_code,
+                retryable=False,
+            ) from None
 
 
 def without_secrets(answer: ProviderAnswer) -> ProviderAnswer:
