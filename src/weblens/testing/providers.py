@@ -49,6 +49,10 @@ __all__ = [
 ]
 
 DEFAULT_KEY = "test-key-0123456789"
+BRAVE_MAX_QUERY_CHARS = 400
+BRAVE_MAX_QUERY_WORDS = 50
+TAVILY_MAX_QUERY_CHARS = 400
+"""The query limits the real APIs enforce (Brave: 422 VALIDATION; Tavily: 400 "Query is too long")."""
 _MIB = 1024 * 1024
 Hit = dict[str, str]
 """One result to serve: {"title", "url", "snippet"} (and optionally "date")."""
@@ -211,6 +215,10 @@ class ProviderFake(FakeServer):
         """Headers on a successful answer (Brave reports its rate-limit windows here)."""
         return {}
 
+    def refuse_query(self, request: RecordedRequest) -> Reply | None:
+        """The provider's answer to a query it does not take (too long), else None."""
+        return None
+
     def settings(self) -> dict[str, Any]:
         """Keyword arguments for `Settings(...)` pointing weblens at this fake (all its keys as a pool)."""
         section: dict[str, Any] = {"base_url": self.url()}
@@ -292,6 +300,9 @@ class ProviderFake(FakeServer):
                     return self.quota_refusal()
             if self._too_fast(request):
                 return self._too_many({"X-RateLimit-Reset": "1"})
+            refused = self.refuse_query(request)
+            if refused is not None:
+                return refused
             body = self.body_for(name, request)
             if self._take_echo():
                 body = self._with_key(body, str(self.presented_key(request)))
@@ -339,6 +350,15 @@ class FakeBrave(ProviderFake):
 
     def refusal(self) -> Reply:
         return Reply(status=401, body=fixture_json("brave_error_422_token_invalid.json"))
+
+    def refuse_query(self, request: RecordedRequest) -> Reply | None:
+        """Brave takes at most 400 characters and 50 words (422 VALIDATION)."""
+        query = request.query.get("q", "")
+        if len(query) <= BRAVE_MAX_QUERY_CHARS and len(query.split()) <= BRAVE_MAX_QUERY_WORDS:
+            return None
+        problem = {"type": "string_too_long", "loc": ["query", "q"], "msg": "Query too long", "input": query}
+        error = {"status": 422, "code": "VALIDATION", "detail": "Unable to validate request parameter(s)"}
+        return Reply(status=422, body={"type": "ErrorResponse", "error": {**error, "meta": {"errors": [problem]}}})
 
     def quota_refusal(self) -> Reply:
         body = fixture_json("brave_error_429_rate_limited.json")
@@ -390,6 +410,14 @@ class FakeTavily(ProviderFake):
 
     def refusal(self) -> Reply:
         return Reply(status=401, body=fixture_json("tavily_error_401.json"))
+
+    def refuse_query(self, request: RecordedRequest) -> Reply | None:
+        body = request.json() if request.body else None
+        query = body.get("query") if isinstance(body, dict) else None
+        if isinstance(query, str) and len(query) > TAVILY_MAX_QUERY_CHARS:
+            error = f"Query is too long. Max query length is {TAVILY_MAX_QUERY_CHARS} characters."
+            return Reply(status=400, body={"detail": {"error": error}})
+        return None
 
     def quota_refusal(self) -> Reply:
         return Reply(status=432, body=fixture_json("tavily_error_432.json"))

@@ -17,7 +17,8 @@ __all__ = ["BraveProvider"]
 
 _PATHS = {"search": "/res/v1/web/search", "news": "/res/v1/news/search"}
 _MAX_QUERY_CHARS = 400
-"""Brave refuses longer queries with a 422."""
+_MAX_QUERY_WORDS = 50
+"""Brave refuses longer queries (in characters or in words) with a 422."""
 _MAX_COUNT = 20
 _FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 
@@ -52,7 +53,8 @@ class BraveProvider(HttpProvider):
 
     async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
         count = min(self.upstream_count(request), _MAX_COUNT)
-        params: dict[str, Any] = {"q": request.query[:_MAX_QUERY_CHARS], "count": count}
+        query = " ".join(request.query.split()[:_MAX_QUERY_WORDS])[:_MAX_QUERY_CHARS]
+        params: dict[str, Any] = {"q": query, "count": count}
         if request.country:
             params["country"] = request.country
         if request.language:

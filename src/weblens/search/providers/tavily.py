@@ -14,6 +14,8 @@ from weblens.search.providers.base import HttpProvider, register
 
 __all__ = ["TavilyProvider"]
 
+_MAX_QUERY_CHARS = 400
+"""Tavily refuses longer queries: 400 "Query is too long. Max query length is 400 characters."."""
 _MAX_INCLUDE = 300
 _MAX_EXCLUDE = 150
 """Tavily's limits; longer lists are filtered by weblens instead."""
@@ -40,7 +42,7 @@ class TavilyProvider(HttpProvider):
 
     async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
         body: dict[str, Any] = {
-            "query": request.query,
+            "query": request.query[:_MAX_QUERY_CHARS],
             "search_depth": "basic",
             "topic": "news" if request.kind == "news" else "general",
             "max_results": self.upstream_count(request),
