@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
@@ -33,6 +34,8 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 from weblens.policy.domains import host_in, normalise_host
+from weblens.search.providers.brave import BRAVE_COUNTRIES, BRAVE_LANGUAGES
+from weblens.search.providers.tavily import TAVILY_COUNTRIES
 from weblens.testing.pages import gzip_bomb
 from weblens.testing.server import FakeServer, RecordedRequest, Reply
 
@@ -53,6 +56,8 @@ BRAVE_MAX_QUERY_CHARS = 400
 BRAVE_MAX_QUERY_WORDS = 50
 TAVILY_MAX_QUERY_CHARS = 400
 """The query limits the real APIs enforce (Brave: 422 VALIDATION; Tavily: 400 "Query is too long")."""
+SEARXNG_LANGUAGE = re.compile(r"^[a-z]{2,3}(-[a-zA-Z]{2})?$")
+"""SearXNG's VALID_LANGUAGE_CODE: any other `language` is a 400."""
 _MIB = 1024 * 1024
 Hit = dict[str, str]
 """One result to serve: {"title", "url", "snippet"} (and optionally "date")."""
@@ -215,8 +220,9 @@ class ProviderFake(FakeServer):
         """Headers on a successful answer (Brave reports its rate-limit windows here)."""
         return {}
 
-    def refuse_query(self, request: RecordedRequest) -> Reply | None:
-        """The provider's answer to a query it does not take (too long), else None."""
+    def invalid(self, request: RecordedRequest) -> Reply | None:
+        """The provider's answer to a request it does not take (a query too long, a code not in
+        its lists), else None."""
         return None
 
     def settings(self) -> dict[str, Any]:
@@ -300,7 +306,7 @@ class ProviderFake(FakeServer):
                     return self.quota_refusal()
             if self._too_fast(request):
                 return self._too_many({"X-RateLimit-Reset": "1"})
-            refused = self.refuse_query(request)
+            refused = self.invalid(request)
             if refused is not None:
                 return refused
             body = self.body_for(name, request)
@@ -351,12 +357,20 @@ class FakeBrave(ProviderFake):
     def refusal(self) -> Reply:
         return Reply(status=401, body=fixture_json("brave_error_422_token_invalid.json"))
 
-    def refuse_query(self, request: RecordedRequest) -> Reply | None:
-        """Brave takes at most 400 characters and 50 words (422 VALIDATION)."""
+    def invalid(self, request: RecordedRequest) -> Reply | None:
+        """Brave takes at most 400 characters and 50 words, and `country` and `search_lang` from
+        its lists; anything else is a 422 VALIDATION naming the parameter."""
         query = request.query.get("q", "")
-        if len(query) <= BRAVE_MAX_QUERY_CHARS and len(query.split()) <= BRAVE_MAX_QUERY_WORDS:
+        country, language = request.query.get("country"), request.query.get("search_lang")
+        problem: dict[str, Any] | None = None
+        if len(query) > BRAVE_MAX_QUERY_CHARS or len(query.split()) > BRAVE_MAX_QUERY_WORDS:
+            problem = {"type": "string_too_long", "loc": ["query", "q"], "msg": "Query too long", "input": query}
+        elif country is not None and country not in {*BRAVE_COUNTRIES, "ALL"}:
+            problem = {"type": "enum", "loc": ["query", "country"], "msg": "Input should be ...", "input": country}
+        elif language is not None and language not in BRAVE_LANGUAGES:
+            problem = {"type": "enum", "loc": ["query", "search_lang"], "msg": "Input should be ...", "input": language}
+        if problem is None:
             return None
-        problem = {"type": "string_too_long", "loc": ["query", "q"], "msg": "Query too long", "input": query}
         error = {"status": 422, "code": "VALIDATION", "detail": "Unable to validate request parameter(s)"}
         return Reply(status=422, body={"type": "ErrorResponse", "error": {**error, "meta": {"errors": [problem]}}})
 
@@ -411,11 +425,15 @@ class FakeTavily(ProviderFake):
     def refusal(self) -> Reply:
         return Reply(status=401, body=fixture_json("tavily_error_401.json"))
 
-    def refuse_query(self, request: RecordedRequest) -> Reply | None:
+    def invalid(self, request: RecordedRequest) -> Reply | None:
         body = request.json() if request.body else None
-        query = body.get("query") if isinstance(body, dict) else None
+        body = body if isinstance(body, dict) else {}
+        query, country = body.get("query"), body.get("country")
         if isinstance(query, str) and len(query) > TAVILY_MAX_QUERY_CHARS:
             error = f"Query is too long. Max query length is {TAVILY_MAX_QUERY_CHARS} characters."
+            return Reply(status=400, body={"detail": {"error": error}})
+        if country is not None and country not in TAVILY_COUNTRIES:
+            error = "Invalid country. Must be a valid country name from the list of supported countries."
             return Reply(status=400, body={"detail": {"error": error}})
         return None
 
@@ -528,6 +546,9 @@ class FakeSearxng(ProviderFake):
         def handle(request: RecordedRequest) -> Reply:
             if request.query.get("format") != "json":
                 return Reply(status=403, body="<h1>403 Forbidden</h1>", content_type="text/html")
+            language = request.query.get("language")
+            if language is not None and not SEARXNG_LANGUAGE.fullmatch(language) and language not in ("auto", "all"):
+                return Reply(status=400, body={"error": f'Invalid value "{language}" for parameter language'})
             return serve(request)
 
         return handle

@@ -7,6 +7,7 @@ applied. Domains are filtered by weblens.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from weblens.errors import RateLimitedError, UpstreamError, WeblensError
@@ -17,9 +18,19 @@ __all__ = ["SearxngProvider"]
 
 _CATEGORIES = {"search": "general", "news": "news", "images": "images"}
 _SAFESEARCH = {"off": "0", "moderate": "1", "strict": "2"}
+_LANGUAGE = re.compile(r"[a-z]{2,3}(-[a-zA-Z]{2})?")
+"""What SearXNG takes as `language` (its VALID_LANGUAGE_CODE); `zh-hans` or `sr-latn` is a 400."""
 _BLOCKED_MARKERS = ("too many requests", "captcha", "access denied")
 """SearXNG's words for an engine that refused the instance (its `SearxEngine...` errors)."""
 _REASONS_MAX_CHARS = 300
+
+
+def _language(language: str, country: str | None) -> str:
+    """`de` + DE → `de-DE`; `pt-br` stays; a code SearXNG refuses (`zh-hans`) becomes its language (`zh`)."""
+    base = language.split("-")[0]
+    if country:
+        return f"{base}-{country}"
+    return language if _LANGUAGE.fullmatch(language) else base
 
 
 def _engines_failed(unresponsive: Any) -> WeblensError | None:
@@ -55,8 +66,7 @@ class SearxngProvider(HttpProvider):
     async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
         params: dict[str, Any] = {"q": request.query, "format": "json", "categories": _CATEGORIES[request.kind]}
         if request.language:
-            region = f"-{request.country}" if request.country else ""
-            params["language"] = request.language.split("-")[0] + region if region else request.language
+            params["language"] = _language(request.language, request.country)
         if request.time_range:
             params["time_range"] = request.time_range
         if request.safesearch:
