@@ -32,7 +32,17 @@ from weblens.net.urls import web_url
 from weblens.policy.state import LocalPolicyState, PolicyState
 from weblens.redact import redact_text, redact_values
 from weblens.search.keys import KEY_PROBLEM, KeyPool
-from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
+from weblens.search.models import (
+    MAX_DATE_CHARS,
+    MAX_SNIPPET_CHARS,
+    MAX_TITLE_CHARS,
+    ProviderAnswer,
+    SearchKind,
+    SearchRequest,
+    SearchResult,
+    clean_text,
+    shortened,
+)
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -332,20 +342,25 @@ class HttpProvider:
 
 def without_secrets(answer: ProviderAnswer) -> ProviderAnswer:
     """`answer` with known secrets (a key the provider echoed) masked and lone surrogates replaced,
-    before anyone caches or reads it. Copied field by field: validating again would unescape twice."""
+    before anyone caches or reads it; then titles, snippets and dates cut to `MAX_*_CHARS` (after
+    masking, so no cut leaves half a key). Copied field by field: validating again would unescape twice."""
     results = [
         result.model_copy(
             update={
-                "title": redact_values(result.title),
+                "title": shortened(redact_values(result.title), MAX_TITLE_CHARS),
                 "url": redact_values(result.url),
-                "snippet": redact_values(result.snippet),
-                "published_at": redact_values(result.published_at),
+                "snippet": shortened(redact_values(result.snippet), MAX_SNIPPET_CHARS),
+                "published_at": _date(redact_values(result.published_at)),
                 "extras": redact_values(result.extras),
             }
         )
         for result in answer.results
     ]
     return answer.model_copy(update={"results": results, "extras": redact_values(answer.extras)})
+
+
+def _date(value: str | None) -> str | None:
+    return None if value is None else shortened(value, MAX_DATE_CHARS)
 
 
 def _first(item: Mapping[str, Any], keys: Iterable[str]) -> str | None:
