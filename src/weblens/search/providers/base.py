@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -31,7 +32,7 @@ from weblens.net.body import read_capped
 from weblens.net.urls import web_url
 from weblens.policy.state import LocalPolicyState, PolicyState
 from weblens.redact import redact_text, redact_values
-from weblens.search.keys import KEY_PROBLEM, KeyPool
+from weblens.search.keys import KEY_PROBLEM, KeyPool, fingerprint
 from weblens.search.models import (
     MAX_DATE_CHARS,
     MAX_SNIPPET_CHARS,
@@ -189,7 +190,12 @@ class HttpProvider:
         if self.requires != "api_key":
             return without_secrets(await self.ask(request, None))
         last: WeblensError | None = None
+        asked = False
         for key in await self.keys.usable():
+            if (unsendable := _unsendable(key)) is not None:
+                last = NotConfiguredError(f"{self.name} API key {fingerprint(key)} {unsendable}; {self.refusal_hint()}")
+                continue
+            asked = True
             try:
                 answer = await self.ask(request, key)
             except WeblensError as exc:
@@ -201,8 +207,8 @@ class HttpProvider:
                 continue
             self.keys.answered(key)
             return without_secrets(answer)
-        if last is not None and len(self.keys.keys) == 1:
-            raise last  # a pool of one: the provider's own words say it best
+        if last is not None and (len(self.keys.keys) == 1 or not asked):
+            raise last  # a pool of one: the provider's own words say it best (or ours: no key could be sent)
         raise await self.keys.none_left(self.refusal_hint(), last)
 
     async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
@@ -361,6 +367,19 @@ def without_secrets(answer: ProviderAnswer) -> ProviderAnswer:
 
 def _date(value: str | None) -> str | None:
     return None if value is None else shortened(value, MAX_DATE_CHARS)
+
+
+def _unsendable(key: str) -> str | None:
+    """Why `key` cannot go in an HTTP header, else None: a character pasted with it (a curly quote,
+    a zero-width space, a line break) would otherwise fail as "an answer weblens could not read"."""
+    for position, char in enumerate(key, start=1):
+        if not " " <= char <= "~":
+            code = f"U+{ord(char):04X}"
+            return (
+                f"contains {unicodedata.name(char, 'a control character')} ({code}) at character {position}, "
+                "which an HTTP header cannot carry (pasted with the key?)"
+            )
+    return None
 
 
 def _first(item: Mapping[str, Any], keys: Iterable[str]) -> str | None:
