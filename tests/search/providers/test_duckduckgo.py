@@ -49,6 +49,19 @@ async def test_anomaly_page_with_200_is_a_rate_limit(
         await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
 
 
+async def test_results_that_mention_the_bot_check_are_results(
+    ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]
+) -> None:
+    """A search for DuckDuckGo's own `anomaly.js` finds pages that name it: a page of results is
+    results, not the bot check (which has none)."""
+    ddg.answer_with([
+        {"title": "anomaly.js - detector", "url": "https://github.com/example/detect/blob/main/anomaly.js",
+         "snippet": "Why bots use DuckDuckGo's anomaly-modal and challenge-form"},
+    ])  # fmt: skip
+    response = await search("anomaly.js", provider="duckduckgo", settings=make_settings(ddg))
+    assert [r.url for r in response.results] == ["https://github.com/example/detect/blob/main/anomaly.js"]
+
+
 async def test_explicit_no_results_page_is_empty(ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]) -> None:
     ddg.no_results()
     response = await search("zzqxv", provider="duckduckgo", settings=make_settings(ddg))

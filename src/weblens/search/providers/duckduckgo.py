@@ -97,13 +97,14 @@ class DuckDuckGoProvider(HttpProvider):
         if request.safesearch:
             form["kp"] = _SAFESEARCH[request.safesearch]
         reply = await self.send("POST", "/html/", data=form, headers={"Referer": "https://html.duckduckgo.com/"})
-        if reply.status == 202 or any(marker in reply.text for marker in _ANOMALY_MARKERS):
+        count = self.upstream_count(request)
+        items = parse_page(reply.text, count) if reply.status != 202 else None
+        # a page of results is one, even when a result mentions `anomaly.js`; the bot check has none
+        if reply.status == 202 or (not items and any(marker in reply.text for marker in _ANOMALY_MARKERS)):
             raise RateLimitedError(
                 f"duckduckgo is rate limiting requests (HTTP {reply.status}, anomaly page); this is not 'no results'. "
                 + _RELIABLE
             )
-        count = self.upstream_count(request)
-        items = parse_page(reply.text, count)
         if items is None:
             raise UpstreamError(
                 f"duckduckgo sent a page that is not a results page (HTTP {reply.status})", status=reply.status
