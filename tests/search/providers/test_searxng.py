@@ -71,3 +71,17 @@ async def test_results_with_one_engine_down_are_an_answer(
     assert fixture_json("searxng_ok.json")["unresponsive_engines"]  # the recorded answer has one: google, timeout
     response = await search("rain barrel", provider="searxng", settings=make_settings(searxng))
     assert response.provider == "searxng" and response.results and response.failures == []
+
+
+async def test_a_redirect_says_where_to_point_the_base_url(
+    searxng: FakeSearxng, make_settings: Callable[..., Settings]
+) -> None:
+    """An instance behind a proxy that redirects `http://` to `https://` answered 301: that was "a
+    malformed answer (not JSON)"; now it names the new address and the variable to change."""
+    moved = "https://searx.example/search?q=q&format=json&token=s3cret-instance-token"
+    searxng.fail(301, "", headers={"Location": moved})
+    with pytest.raises(UpstreamError) as info:
+        await search("q", provider="searxng", settings=make_settings(searxng))
+    message = info.value.message
+    assert info.value.status == 301 and "https://searx.example/search" in message
+    assert "WEBLENS_SEARXNG_BASE_URL" in message and "s3cret-instance-token" not in message

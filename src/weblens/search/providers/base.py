@@ -31,7 +31,7 @@ from weblens.net import HttpSource, error_for_status, getter_for, parse_retry_af
 from weblens.net.body import read_capped
 from weblens.net.urls import web_url
 from weblens.policy.state import LocalPolicyState, PolicyState
-from weblens.redact import redact_text, redact_values
+from weblens.redact import mask_url, redact_text, redact_values
 from weblens.search.keys import KEY_PROBLEM, KeyPool, fingerprint
 from weblens.search.models import (
     MAX_DATE_CHARS,
@@ -247,8 +247,8 @@ class HttpProvider:
                     async with client.stream(method, url, timeout=timeout, **kwargs) as response:
                         body = await self._read(response)
                         reply = HttpReply(response.status_code, response.headers, body, _decode(body, response))
-            if reply.status >= 400:
-                exc = self.error(reply)
+            if reply.status >= 400 or 300 <= reply.status < 400:
+                exc = self.error(reply) if reply.status >= 400 else self.redirected(reply)
                 outcome = exc.code
                 raise exc
             outcome = "ok"
@@ -287,6 +287,18 @@ class HttpProvider:
             exc = error_for_status(reply.status, provider=self.name, detail=detail, headers=reply.headers)
         exc.details.setdefault("status", reply.status)
         return exc
+
+    def redirected(self, reply: HttpReply) -> WeblensError:
+        """A redirect is not followed (it would carry the key to wherever it points): say where it
+        points, so a base URL that moved (`http://` to `https://`, a new path) is easy to fix."""
+        location = mask_url(redact_text(reply.headers.get("location", "")))[:_DETAIL_MAX_CHARS] or "nowhere"
+        return UpstreamError(
+            f"{self.name} answered HTTP {reply.status}, a redirect to {location}, which weblens does not "
+            f"follow with your credentials; if the API moved there, {setting_hint(self.name, 'base_url')}",
+            status=reply.status,
+            retryable=False,
+            details={"status": reply.status},
+        )
 
     def quota_error(self, reply: HttpReply, retry_after_s: float | None = None) -> WeblensError:
         """The key's plan limit is reached: not retryable with this key, maybe with another."""
