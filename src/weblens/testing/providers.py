@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from typing import Any, ClassVar
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from weblens.policy.domains import host_in, normalise_host
 from weblens.search.providers.brave import BRAVE_COUNTRIES, BRAVE_LANGUAGES
@@ -56,6 +56,8 @@ BRAVE_MAX_QUERY_CHARS = 400
 BRAVE_MAX_QUERY_WORDS = 50
 TAVILY_MAX_QUERY_CHARS = 400
 """The query limits the real APIs enforce (Brave: 422 VALIDATION; Tavily: 400 "Query is too long")."""
+_BANGS = ("w", "g", "gh", "yt", "a", "ddg")
+"""A few of DuckDuckGo's thousands of !bangs, for the fake's redirects."""
 SEARXNG_LANGUAGE = re.compile(r"^[a-z]{2,3}(-[a-zA-Z]{2})?$")
 """SearXNG's VALID_LANGUAGE_CODE: any other `language` is a 400."""
 _MIB = 1024 * 1024
@@ -568,6 +570,16 @@ class FakeDuckDuckGo(ProviderFake):
 
     def anomaly(self, times: int = 1) -> None:
         self.misbehave(self._too_many({}), times)
+
+    def invalid(self, request: RecordedRequest) -> Reply | None:
+        """A query with a !bang (`!w python`, `python w!`), a lone `!` or a leading `\\` is sent
+        elsewhere with a 303, as DuckDuckGo does (here for a few real bangs)."""
+        query = dict(parse_qsl(request.body.decode("utf-8", "replace"))).get("q", "")
+        words = query.split()
+        bangs = {f"!{bang}" for bang in _BANGS} | {f"{bang}!" for bang in _BANGS} | {"!"}
+        if query.startswith("\\") or any(word.lower() in bangs for word in words):
+            return Reply(status=303, body=b"", headers={"Location": f"https://www.google.com/search?q={quote(query)}"})
+        return None
 
     def received(self, request: RecordedRequest) -> dict[str, Any]:
         form = dict(parse_qsl(request.body.decode("utf-8", "replace")))

@@ -106,3 +106,21 @@ async def test_403_is_bot_protection_not_a_key(ddg: FakeDuckDuckGo, make_setting
     with pytest.raises(RateLimitedError) as info:
         await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
     assert "HTTP 403" in info.value.message and "api_key" not in info.value.message
+
+
+@pytest.mark.parametrize("query", ["!w lantern festival", "lantern festival w!", "! lantern festival", "\\lantern"])
+async def test_a_bang_in_the_query_still_gets_results(
+    query: str, ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]
+) -> None:
+    """DuckDuckGo answers a !bang (or `!`, or a leading backslash) with a 303 to another site, as the
+    fake does: that was an upstream error for a model that wrote `!w`; the query goes without them."""
+    response = await search(query, provider="duckduckgo", settings=make_settings(ddg))
+    assert response.provider == "duckduckgo" and response.results
+    assert "!" not in ddg.last_received["query"] and "\\" not in ddg.last_received["query"]
+
+
+async def test_a_redirect_from_duckduckgo_says_why(ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]) -> None:
+    ddg.fail(303, "", headers={"Location": "https://www.google.com/search?q=x"})
+    with pytest.raises(UpstreamError, match="instead of results") as info:
+        await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
+    assert "BASE_URL" not in info.value.message
