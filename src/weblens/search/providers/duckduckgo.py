@@ -39,7 +39,7 @@ _SAFESEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
 
 def without_bangs(query: str) -> str:
     """`query` without DuckDuckGo's redirect syntax: a `!w` or `w!` bang, a lone `!` or a leading
-    `\\` makes it answer with a redirect to another site (or the first hit) instead of results."""
+    backslash makes it answer with a redirect to another site (or the first hit) instead of results."""
     words = [bare for word in query.lstrip("\\").split() if (bare := word.strip("!"))]
     return " ".join(words) or query
 
