@@ -6,7 +6,8 @@ decides what may be fetched or linked: it drops exactly what carries data to a s
 provenance and the link guard compare what would be sent (`weblens.net.urls.sent_form`).
 It ignores what does not change the page — scheme (http/https) and host case, `www.`,
 default ports, user info, tracking parameters (`utm_*`, `fbclid`, ...), parameter
-order, a trailing slash, the fragment — and keeps everything else.
+order, a trailing slash, the fragment, a path written in Unicode or in its UTF-8 escapes —
+and keeps everything else.
 
 `find_urls` finds http(s) URLs in running text (and, for text a person typed, bare
 host names such as `example.com/page`); it scans in linear time, whatever the text.
@@ -34,6 +35,8 @@ TRACKING_PREFIXES = ("utm_", "mtm_", "pk_", "hsa_")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_ASCII_PRINTABLE = "".join(chr(code) for code in range(0x21, 0x7F))
+"""Left as written when a path is put in sent form: only other characters (non-ASCII) are escaped."""
 # What may not be part of a URL in running text: space, quotes and angle brackets, backticks,
 # and the CJK punctuation that follows a URL without a space in Chinese and Japanese text.
 _URL = re.compile(r"""https?://[^\s<>"'`\[\]，。、；：！？）】」』》\x00-\x1f\x7f]+""", re.IGNORECASE)
@@ -92,8 +95,9 @@ def _unescape_unreserved(text: str) -> str:
 
 
 def _path(path: str) -> str:
+    # a raw `/wiki/元宵节` is sent as its UTF-8 escapes: the same page as `/wiki/%E5%85%83...`
     segments: list[str] = []
-    for segment in _unescape_unreserved(path).split("/"):
+    for segment in _unescape_unreserved(quote(path, safe=_ASCII_PRINTABLE)).split("/"):
         if segment == "..":
             if len(segments) > 1:
                 segments.pop()

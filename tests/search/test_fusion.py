@@ -42,6 +42,18 @@ async def test_the_same_page_from_several_providers_is_one_result_naming_each_ra
     assert response.results[-1].url == "https://c.example/only-serper"  # found once ranks below found twice
 
 
+async def test_a_chinese_page_written_in_unicode_or_in_escapes_is_one_result(
+    brave: FakeBrave, serper: FakeSerper, make_settings: Make
+) -> None:
+    """Brave writes a Wikipedia path in Chinese, Google (Serper) in its UTF-8 escapes: the same page,
+    sent the same way, so one result found by both (it was two results, each found by one)."""
+    brave.answer_with([hit("https://zh.wikipedia.org/wiki/元宵节", "元宵节 - 维基百科")])
+    serper.answer_with([hit("https://zh.wikipedia.org/wiki/%E5%85%83%E5%AE%B5%E8%8A%82", "元宵节")])
+    response = await search("元宵节", providers="brave,serper", settings=make_settings(brave, serper))
+    [page] = response.results
+    assert [(rank.provider, rank.rank) for rank in page.found_by] == [("brave", 1), ("serper", 1)]
+
+
 async def test_providers_are_asked_at_the_same_time(make_settings: Make) -> None:
     both_waiting = threading.Barrier(2, timeout=10)  # each answers only once the other was asked too
 

@@ -107,3 +107,33 @@ async def test_a_pool_of_refused_keys_says_which_variable_to_fix() -> None:
             with pytest.raises(NotConfiguredError, match=r"all 2 keys are out of the pool.*refused"):
                 await router.search(make_request(query="b"))
         assert serper.count() == 2
+
+
+async def test_a_quota_reset_that_is_not_a_number_benches_for_the_configured_cool_down(pooled: FakeBrave) -> None:
+    quota = {"type": "ErrorResponse", "error": {"status": 429, "code": "QUOTA_LIMITED", "detail": "Quota exceeded"}}
+    pooled.fail(429, quota, headers={"X-RateLimit-Reset": "1, inf"})
+    async with router_for(pooled, key_quota_cooldown_s=600) as router:
+        response = await router.search(make_request(query="a"))
+        bench = await router.state.benched(f"key:brave:{fingerprint(KEYS[0])}")
+    assert response.results and keys_sent(pooled) == KEYS[:2]
+    assert bench is not None and 590 < bench.until - time.time() <= 600
+
+
+async def test_a_key_pasted_with_a_character_headers_cannot_carry_is_named_not_blamed_on_the_provider() -> None:
+    """A key copied with curly quotes or a zero-width space failed as "tavily sent an answer weblens
+    could not read (UnicodeEncodeError)": an upstream error, counted against Tavily's breaker. It is
+    the key's problem, said without the key; the other keys in the pool still answer."""
+    pasted = "\u201ctvly-pasted-key-1111\u201d"
+    async with FakeTavily(api_keys=["tvly-good-key-2222"]) as tavily:
+        values = {**tavily.settings(), "cache": {"enabled": False}, "search": {"provider": ["tavily"]}}
+        alone = Settings(**{**values, "tavily": {"base_url": tavily.url(), "api_key": pasted}})
+        async with SearchRouter.from_settings(alone) as router:
+            for query in "abc":  # never the breaker's doing: the same clear error each time
+                with pytest.raises(NotConfiguredError, match=r"LEFT DOUBLE QUOTATION MARK \(U\+201C\).*TAVILY_API_KEY"):
+                    await router.search(make_request(query=query))
+        assert tavily.count() == 0
+        pooled = Settings(**{**values, "tavily": {"base_url": tavily.url(), "api_key": [pasted, "tvly-good-key-2222"]}})
+        async with SearchRouter.from_settings(pooled) as router:
+            for query in "ab":
+                assert (await router.search(make_request(query=query))).results
+        assert [r.headers["authorization"] for r in tavily.requests] == ["Bearer tvly-good-key-2222"] * 2

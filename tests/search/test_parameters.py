@@ -63,3 +63,45 @@ async def test_duckduckgo(ddg: FakeDuckDuckGo, make_settings: Make) -> None:
 async def test_without_parameters_nothing_extra_is_sent(brave: FakeBrave, make_settings: Make) -> None:
     response = await search("q", settings=make_settings(brave))
     assert set(brave.requests[0].query) == {"q", "count"} and response.applied == {}
+
+
+async def test_chinese_and_japanese_in_brave_spelling(brave: FakeBrave, make_settings: Make) -> None:
+    """Brave takes `search_lang` from its own list (`zh-hans`, `zh-hant`, `jp`) and answers 422 to
+    `zh` or `ja`, as the fake does: the common codes are sent in Brave's spelling."""
+    asked = ["zh", "zh-CN", "zh-TW", "zh-hant-hk", "ja", "pt", "en-US"]
+    for language in asked:
+        response = await search("灯笼节", language=language, settings=make_settings(brave))
+        assert response.provider == "brave" and response.results, language
+        assert response.applied == {"language": {"brave": "native"}}
+    sent = [r.query["search_lang"] for r in brave.requests]
+    assert sent == ["zh-hans", "zh-hans", "zh-hant", "zh-hant", "jp", "pt-br", "en"]
+
+
+async def test_a_code_brave_does_not_know_is_not_sent(brave: FakeBrave, make_settings: Make) -> None:
+    """Brave's country list has 36 codes (no Vietnam, Singapore, Ireland...), and few languages:
+    others would be a 422; the search goes to all regions and says the filter was not applied."""
+    response = await search("phở", country="VN", language="yo", settings=make_settings(brave))
+    assert response.provider == "brave" and response.results
+    sent = brave.requests[0].query
+    assert sent["country"] == "ALL" and "search_lang" not in sent
+    assert response.applied == {"country": {"brave": "not_possible"}, "language": {"brave": "not_possible"}}
+
+
+async def test_tavily_country_names_from_its_list(tavily: FakeTavily, make_settings: Make) -> None:
+    """Tavily takes ~170 country names and answers 400 "Invalid country" to others: its own names
+    where they differ from babel's (Czechia, Türkiye), and no country where it has none."""
+    for code in ("CZ", "TR", "BA", "US"):
+        response = await search("q", country=code, settings=make_settings(tavily))
+        assert response.provider == "tavily" and response.applied == {"country": {"tavily": "native"}}
+    hong_kong = await search("q", country="HK", settings=make_settings(tavily))
+    sent = [r.json().get("country") for r in tavily.requests]
+    assert sent == ["czech republic", "turkey", "bosnia and herzegovina", "united states", None]
+    assert hong_kong.provider == "tavily" and hong_kong.applied == {"country": {"tavily": "not_possible"}}
+
+
+async def test_searxng_gets_a_language_it_validates(searxng: FakeSearxng, make_settings: Make) -> None:
+    """SearXNG refuses a `language` outside `xx` / `xx-YY` with a 400 (as the fake does)."""
+    for language in ("zh-hans", "pt-br", "sr-latn-rs"):
+        response = await search("q", language=language, settings=make_settings(searxng))
+        assert response.provider == "searxng" and response.results
+    assert [r.query["language"] for r in searxng.requests] == ["zh", "pt-br", "sr"]

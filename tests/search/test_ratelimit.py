@@ -7,10 +7,13 @@ import itertools
 import time
 from collections.abc import Callable
 
+import pytest
+
 from weblens.config import Settings
+from weblens.errors import RateLimitedError, UpstreamError
 from weblens.net.ratelimit import RateLimiter
 from weblens.search import SearchRouter, search
-from weblens.testing.providers import FakeBrave
+from weblens.testing.providers import FakeBrave, FakeDuckDuckGo
 
 Make = Callable[..., Settings]
 RATE = 20.0
@@ -117,3 +120,28 @@ async def test_ratelimit_reset_header_is_waited_out(make_settings: Make) -> None
         response = await search("q", provider="brave", settings=make_settings(brave))
         elapsed = time.monotonic() - started
     assert response.results and brave.count() == 2 and elapsed >= 0.3
+
+
+@pytest.mark.parametrize("value", ["soon", "Wed, 99 Foo 2026 25:61:00 GMT", "inf", "nan", "1e400"])
+async def test_a_garbled_retry_after_is_still_a_rate_limit(make_settings: Make, value: str) -> None:
+    """A 429 whose `Retry-After` is not a number or a date stays a rate limit with no wait named
+    (not "an answer weblens could not read", not an endless wait), and the next provider answers."""
+    error = {"status": 429, "code": "RATE_LIMITED", "detail": "Request rate limit exceeded"}
+    body = {"type": "ErrorResponse", "error": error}
+    async with FakeBrave() as brave, FakeDuckDuckGo() as ddg:
+        brave.fail(429, body, headers={"Retry-After": value})
+        response = await search("q", settings=make_settings(brave, ddg))
+        brave.fail(429, body, headers={"Retry-After": value})
+        with pytest.raises(RateLimitedError, match="rate limit exceeded") as caught:
+            await search("q", provider="brave", settings=make_settings(brave))
+    assert response.provider == "duckduckgo"
+    assert [(f.provider, f.code, f.status) for f in response.failures] == [("brave", "rate_limited", 429)]
+    assert caught.value.retry_after_s is None
+
+
+async def test_a_garbled_http_date_on_a_503_is_still_the_503(make_settings: Make) -> None:
+    async with FakeBrave() as brave:
+        brave.fail(503, "down for maintenance", headers={"Retry-After": "Wed, 99 Foo 2026 25:61:00 GMT"})
+        with pytest.raises(UpstreamError, match="HTTP 503: down for maintenance") as caught:
+            await search("q", provider="brave", settings=make_settings(brave))
+    assert caught.value.retry_after_s is None

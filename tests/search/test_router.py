@@ -96,6 +96,22 @@ async def test_breaker_skips_a_failing_provider_then_tries_again(
     assert recovered.provider == "searxng" and searxng.count() == 3
 
 
+async def test_requests_the_provider_refuses_do_not_trip_its_breaker(
+    brave: FakeBrave, ddg: FakeDuckDuckGo, make_settings: Make
+) -> None:
+    """Three searches Brave refuses as invalid (422 VALIDATION, e.g. a model's odd parameter) say
+    nothing about Brave's health: the next valid search is still answered by Brave, not skipped."""
+    settings = make_settings(brave, ddg, search={"breaker_failures": 2, "breaker_cooldown_s": 60})
+    invalid = {"type": "ErrorResponse", "error": {"code": "VALIDATION", "detail": "Unable to validate request"}}
+    brave.fail(422, invalid, times=3)
+    async with SearchRouter.from_settings(settings) as router:
+        for query in ("a", "b", "c"):
+            refused = await router.search(make_request(query=query))
+            assert refused.provider == "duckduckgo" and refused.failures[0].status == 422
+        answered = await router.search(make_request(query="d"))
+    assert answered.provider == "brave" and brave.count() == 4
+
+
 async def test_missing_key_does_not_trip_the_breaker(ddg: FakeDuckDuckGo, make_settings: Make) -> None:
     router = SearchRouter.from_settings(make_settings(ddg, search={"breaker_failures": 1}))
     for _ in range(3):

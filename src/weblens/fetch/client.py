@@ -1,14 +1,13 @@
 """Download one URL safely: guarded pooled client, redirects re-checked, body capped while read.
 
 Redirects are followed here, one hop at a time, so every hop passes the SSRF guard, the
-operator's domain policy (and robots.txt when asked). The body is read raw and decompressed here, so the byte cap
-applies to the decompressed size: a gzip bomb stops at the cap.
+operator's domain policy (and robots.txt when asked). The body is read by `weblens.net.body.read_capped`,
+so the byte cap applies to the decompressed size: a gzip bomb stops at the cap.
 """
 
 from __future__ import annotations
 
 import time
-import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -19,24 +18,22 @@ from weblens.errors import (
     BlockedError,
     NotFoundError,
     RateLimitedError,
-    TooLargeError,
-    UnsupportedContentError,
     UpstreamError,
     WeblensError,
 )
 from weblens.net import parse_retry_after, translate_errors
+from weblens.net.body import read_capped
 from weblens.net.guarded import guarded_client, is_guarded
 from weblens.net.ssrf import Resolver, SsrfGuard, default_port
 from weblens.progress import report
 
-__all__ = ["Downloaded", "download", "fetch_client", "forbids_storing", "guard_for", "read_capped", "status_error"]
+__all__ = ["Downloaded", "download", "fetch_client", "forbids_storing", "guard_for", "status_error"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHALLENGE_STATUSES = frozenset({403, 503})  # what bot-check services answer with
 _CHALLENGE_SNIFF_BYTES = 64 * 1024
 _ACCEPT = "text/html,application/xhtml+xml,text/plain,text/markdown,application/json,application/pdf;q=0.9,*/*;q=0.5"
 _HEADERS = {"Accept": _ACCEPT, "Accept-Encoding": "gzip, deflate"}
-_GZIP_OR_ZLIB = 47  # zlib wbits: accept a gzip or a zlib header
 RobotsCheck = Callable[[httpx.URL], Awaitable[None]]
 UrlCheck = Callable[[str], None]
 """Raises when a URL may not be requested (the domain policy's `check`)."""
@@ -112,48 +109,6 @@ async def _bot_check(response: httpx.Response, url: str) -> BlockedError | None:
     )
 
 
-def _too_large(url: httpx.URL, cap: int) -> TooLargeError:
-    return TooLargeError(
-        f"the response from {url.host} is larger than the {cap:,} byte cap (fetch.max_bytes); nothing was kept",
-        details={"max_bytes": cap},
-    )
-
-
-async def read_capped(response: httpx.Response, cap: int, *, truncate: bool = False) -> bytes:
-    """The decompressed body; past `cap` bytes TooLargeError, or with `truncate` its first `cap` bytes."""
-    encoding = response.headers.get("content-encoding", "identity").strip().lower()
-    if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
-        raise UnsupportedContentError(f"{response.url.host} sent an unsupported content encoding: {encoding}")
-    declared = response.headers.get("content-length", "")
-    if not truncate and encoding in ("identity", "") and declared.isdigit() and int(declared) > cap:
-        raise _too_large(response.url, cap)
-    decoder = zlib.decompressobj(_GZIP_OR_ZLIB) if encoding not in ("identity", "") else None
-    parts: list[bytes] = []
-    size = 0
-    total = float(declared) if declared.isdigit() and encoding in ("identity", "") else None
-    try:
-        async for chunk in response.aiter_raw():
-            while chunk:
-                if decoder is None:
-                    out, chunk = chunk, b""
-                else:
-                    out = decoder.decompress(chunk, cap - size + 1)
-                    chunk = decoder.unconsumed_tail
-                size += len(out)
-                if size > cap:
-                    if not truncate:
-                        raise _too_large(response.url, cap)
-                    parts.append(out[: len(out) - (size - cap)])
-                    return b"".join(parts)
-                parts.append(out)
-            report(f"{response.url.host}: {size:,} bytes received", done=size, total=total)
-        if decoder is not None:
-            parts.append(decoder.flush())
-    except zlib.error as exc:
-        raise UpstreamError(f"{response.url.host} sent a body that could not be decompressed: {exc}") from None
-    return b"".join(parts)
-
-
 async def download(
     url: httpx.URL,
     *,
@@ -184,7 +139,7 @@ async def download(
                     raise wall
                 if r.status_code >= 400:
                     raise status_error(r.status_code, str(current), r.headers)
-                body = await read_capped(r, config.max_bytes)
+                body = await read_capped(r, config.max_bytes, setting="fetch.max_bytes")
                 content_type = r.headers.get("content-type", "")
                 no_store = forbids_storing(r.headers)
         return Downloaded(str(url), str(current), r.status_code, content_type, body, no_store=no_store)

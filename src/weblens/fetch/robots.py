@@ -15,9 +15,9 @@ from protego import Protego
 
 from weblens.cache import Cache, cache_key
 from weblens.errors import BlockedError, WeblensError
-from weblens.fetch.client import read_capped
 from weblens.fetch.decode import decode_body
 from weblens.net import translate_errors
+from weblens.net.body import read_capped
 
 __all__ = ["RobotsPolicy"]
 

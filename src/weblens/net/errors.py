@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import math
 import socket
 import ssl
 import time
@@ -104,25 +105,33 @@ def translate_errors(what: str) -> Iterator[None]:
 
 
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds to wait from `Retry-After` (seconds or HTTP date) or `X-RateLimit-Reset`."""
+    """Seconds to wait from `Retry-After` (seconds or HTTP date) or `X-RateLimit-Reset`.
+
+    A value that is neither (`soon`, a garbled date, `inf`, `nan`) says nothing: None, so the
+    answer stays the rate limit it is rather than becoming a crash or an endless wait."""
     now = time.time() if now is None else now
     value = headers.get("retry-after")
     if value:
         value = value.strip()
         try:
-            return max(0.0, float(value))
+            seconds = float(value)
         except ValueError:
-            parsed = email.utils.parsedate_to_datetime(value) if value else None
-            if parsed is not None:
-                return max(0.0, parsed.timestamp() - now)
+            try:
+                seconds = email.utils.parsedate_to_datetime(value).timestamp() - now
+            except (TypeError, ValueError, OverflowError):
+                seconds = math.nan
+        if math.isfinite(seconds):
+            return max(0.0, seconds)
     reset = headers.get("x-ratelimit-reset")
     if reset:
         try:
             first = float(reset.split(",")[0].strip())
         except ValueError:
             return None
+        if not math.isfinite(first):
+            return None
         # epoch seconds when large, else seconds from now (Brave sends seconds)
-        return max(0.0, first - now) if first > 1_000_000_000 else first
+        return max(0.0, first - now) if first > 1_000_000_000 else max(0.0, first)
     return None
 
 

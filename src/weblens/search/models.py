@@ -20,6 +20,8 @@ __all__ = [
     "MAX_DOMAINS",
     "MAX_QUERY_CHARS",
     "MAX_RESULTS",
+    "MAX_SNIPPET_CHARS",
+    "MAX_TITLE_CHARS",
     "SEARCH_PARAMS",
     "Applied",
     "ProviderAnswer",
@@ -34,6 +36,7 @@ __all__ = [
     "TimeRange",
     "clean_text",
     "make_request",
+    "shortened",
 ]
 
 MAX_RESULTS = 10
@@ -66,6 +69,22 @@ def clean_text(value: str | None) -> str:
     if not value:
         return ""
     return " ".join(html.unescape(_strip_tags(value)).split())
+
+
+MAX_TITLE_CHARS = 300
+MAX_SNIPPET_CHARS = 2000
+MAX_DATE_CHARS = 64
+"""What a result's fields are cut to: a snippet is a few sentences (Tavily's longest, three
+500-character chunks), and a provider that sends 200 kB per snippet must not fill a model's context."""
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, at a space when one is near the end, with "…"."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit * 0.8 else cut).rstrip() + "…"
 
 
 Query = Annotated[

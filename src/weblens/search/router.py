@@ -39,6 +39,7 @@ from weblens.search.advice import ANOTHER_PROVIDER
 from weblens.search.breaker import CircuitBreaker
 from weblens.search.budget import DailyLimitedProvider
 from weblens.search.fusion import fuse, numbered
+from weblens.search.keys import KEY_PROBLEM
 from weblens.search.limited import RateLimitedProvider
 from weblens.search.models import ProviderAnswer, ProviderFailure, SearchRequest, SearchResponse
 from weblens.search.providers import PROVIDERS, SearchProvider, is_configured
@@ -59,6 +60,8 @@ _PREFERRED_CODES = (
     "not_found",
 )
 """When several providers failed differently, the code reported: what the caller can act on first."""
+_REQUEST_STATUSES = frozenset({400, 413, 414, 422})
+"""Answers about one request (bad value, too long), not about the provider's health."""
 _LOCAL_CODES = (ToolValidationError, NotConfiguredError, MaxUsesExceededError)
 """Failures decided here rather than by the upstream: they do not count against its breaker."""
 
@@ -264,7 +267,8 @@ class SearchRouter(AsyncClosing):
                 await self.breaker.failed(name, exc.code, exc.message)
             return _failure(name, exc), exc
         except WeblensError as exc:
-            await self.breaker.failed(name, exc.code, exc.message)
+            if not _refused_this_request(exc):
+                await self.breaker.failed(name, exc.code, exc.message)
             return _failure(name, exc), exc
         except Exception as exc:  # an answer its parser could not survive: the next provider may do better
             logger.warning("search provider %s failed: %s", name, type(exc).__name__)
@@ -335,6 +339,12 @@ class SearchRouter(AsyncClosing):
             message = f"skipped for {cooling:.0f} s more after repeated failures (last: {last})"
             return ProviderFailure(provider=name, code=code or "upstream_error", message=message)
         return None
+
+
+def _refused_this_request(exc: WeblensError) -> bool:
+    """A 400/422 about this request (a query or value the API does not take), not about the key or
+    its quota: the provider is healthy, so it must not be skipped for everyone else's searches."""
+    return exc.details.get("status") in _REQUEST_STATUSES and KEY_PROBLEM not in exc.details
 
 
 def _failure(name: str, exc: WeblensError) -> ProviderFailure:

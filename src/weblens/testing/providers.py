@@ -5,6 +5,7 @@ SearXNG's and DuckDuckGo's protocols from recorded-shape fixtures, and misbehave
         settings = Settings(**brave.settings())
         brave.rate_limit(retry_after=1)          # the next search gets a 429
         brave.malformed(); brave.huge(mb=8)      # ...then a broken body, then 8 MB
+        brave.bomb(mb=256)                       # ...then 256 kB of gzip that inflates to 256 MB
         brave.nested(); brave.echo_key()         # ...then JSON 100 000 levels deep, then the key echoed
         response = await weblens.search("q", settings=settings)
 
@@ -25,13 +26,17 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from typing import Any, ClassVar
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from weblens.policy.domains import host_in, normalise_host
+from weblens.search.providers.brave import BRAVE_COUNTRIES, BRAVE_LANGUAGES
+from weblens.search.providers.tavily import TAVILY_COUNTRIES
+from weblens.testing.pages import gzip_bomb
 from weblens.testing.server import FakeServer, RecordedRequest, Reply
 
 __all__ = [
@@ -47,6 +52,14 @@ __all__ = [
 ]
 
 DEFAULT_KEY = "test-key-0123456789"
+BRAVE_MAX_QUERY_CHARS = 400
+BRAVE_MAX_QUERY_WORDS = 50
+TAVILY_MAX_QUERY_CHARS = 400
+"""The query limits the real APIs enforce (Brave: 422 VALIDATION; Tavily: 400 "Query is too long")."""
+_BANGS = ("w", "g", "gh", "yt", "a", "ddg")
+"""A few of DuckDuckGo's thousands of !bangs, for the fake's redirects."""
+SEARXNG_LANGUAGE = re.compile(r"^[a-z]{2,3}(-[a-zA-Z]{2})?$")
+"""SearXNG's VALID_LANGUAGE_CODE: any other `language` is a 400."""
 _MIB = 1024 * 1024
 Hit = dict[str, str]
 """One result to serve: {"title", "url", "snippet"} (and optionally "date")."""
@@ -209,6 +222,11 @@ class ProviderFake(FakeServer):
         """Headers on a successful answer (Brave reports its rate-limit windows here)."""
         return {}
 
+    def invalid(self, request: RecordedRequest) -> Reply | None:
+        """The provider's answer to a request it does not take (a query too long, a code not in
+        its lists), else None."""
+        return None
+
     def settings(self) -> dict[str, Any]:
         """Keyword arguments for `Settings(...)` pointing weblens at this fake (all its keys as a pool)."""
         section: dict[str, Any] = {"base_url": self.url()}
@@ -256,6 +274,11 @@ class ProviderFake(FakeServer):
 
         self.misbehave(Reply(chunks=chunks, content_type=self.content_type), times)
 
+    def bomb(self, mb: int = 256, times: int = 1) -> None:
+        """A gzip body (Content-Encoding: gzip) of about `mb` kB that inflates to `mb` MB."""
+        headers = {"Content-Encoding": "gzip"}
+        self.misbehave(Reply(body=gzip_bomb(mb * _MIB), content_type=self.content_type, headers=headers), times)
+
     def empty_202(self, times: int = 1) -> None:
         self.misbehave(Reply(status=202, body=b"", content_type="text/html; charset=utf-8"), times)
 
@@ -285,6 +308,9 @@ class ProviderFake(FakeServer):
                     return self.quota_refusal()
             if self._too_fast(request):
                 return self._too_many({"X-RateLimit-Reset": "1"})
+            refused = self.invalid(request)
+            if refused is not None:
+                return refused
             body = self.body_for(name, request)
             if self._take_echo():
                 body = self._with_key(body, str(self.presented_key(request)))
@@ -332,6 +358,23 @@ class FakeBrave(ProviderFake):
 
     def refusal(self) -> Reply:
         return Reply(status=401, body=fixture_json("brave_error_422_token_invalid.json"))
+
+    def invalid(self, request: RecordedRequest) -> Reply | None:
+        """Brave takes at most 400 characters and 50 words, and `country` and `search_lang` from
+        its lists; anything else is a 422 VALIDATION naming the parameter."""
+        query = request.query.get("q", "")
+        country, language = request.query.get("country"), request.query.get("search_lang")
+        problem: dict[str, Any] | None = None
+        if len(query) > BRAVE_MAX_QUERY_CHARS or len(query.split()) > BRAVE_MAX_QUERY_WORDS:
+            problem = {"type": "string_too_long", "loc": ["query", "q"], "msg": "Query too long", "input": query}
+        elif country is not None and country not in {*BRAVE_COUNTRIES, "ALL"}:
+            problem = {"type": "enum", "loc": ["query", "country"], "msg": "Input should be ...", "input": country}
+        elif language is not None and language not in BRAVE_LANGUAGES:
+            problem = {"type": "enum", "loc": ["query", "search_lang"], "msg": "Input should be ...", "input": language}
+        if problem is None:
+            return None
+        error = {"status": 422, "code": "VALIDATION", "detail": "Unable to validate request parameter(s)"}
+        return Reply(status=422, body={"type": "ErrorResponse", "error": {**error, "meta": {"errors": [problem]}}})
 
     def quota_refusal(self) -> Reply:
         body = fixture_json("brave_error_429_rate_limited.json")
@@ -383,6 +426,18 @@ class FakeTavily(ProviderFake):
 
     def refusal(self) -> Reply:
         return Reply(status=401, body=fixture_json("tavily_error_401.json"))
+
+    def invalid(self, request: RecordedRequest) -> Reply | None:
+        body = request.json() if request.body else None
+        body = body if isinstance(body, dict) else {}
+        query, country = body.get("query"), body.get("country")
+        if isinstance(query, str) and len(query) > TAVILY_MAX_QUERY_CHARS:
+            error = f"Query is too long. Max query length is {TAVILY_MAX_QUERY_CHARS} characters."
+            return Reply(status=400, body={"detail": {"error": error}})
+        if country is not None and country not in TAVILY_COUNTRIES:
+            error = "Invalid country. Must be a valid country name from the list of supported countries."
+            return Reply(status=400, body={"detail": {"error": error}})
+        return None
 
     def quota_refusal(self) -> Reply:
         return Reply(status=432, body=fixture_json("tavily_error_432.json"))
@@ -480,12 +535,22 @@ class FakeSearxng(ProviderFake):
         }
         return {key: value for key, value in found.items() if value is not None}
 
+    def engines_fail(self, *reasons: tuple[str, str], times: int = 1) -> None:
+        """The next answers have no results because the instance's engines failed, as SearXNG
+        says it: HTTP 200 with `unresponsive_engines` such as `("google", "Suspended: CAPTCHA")`."""
+        body = {**fixture_json(self.ok_fixture), "results": [], "answers": [], "infoboxes": [], "suggestions": []}
+        body["unresponsive_engines"] = [list(reason) for reason in reasons]
+        self.misbehave(Reply(body=body), times)
+
     def _handler(self, name: str) -> Callable[[RecordedRequest], Reply]:
         serve = super()._handler(name)
 
         def handle(request: RecordedRequest) -> Reply:
             if request.query.get("format") != "json":
                 return Reply(status=403, body="<h1>403 Forbidden</h1>", content_type="text/html")
+            language = request.query.get("language")
+            if language is not None and not SEARXNG_LANGUAGE.fullmatch(language) and language not in ("auto", "all"):
+                return Reply(status=400, body={"error": f'Invalid value "{language}" for parameter language'})
             return serve(request)
 
         return handle
@@ -505,6 +570,16 @@ class FakeDuckDuckGo(ProviderFake):
 
     def anomaly(self, times: int = 1) -> None:
         self.misbehave(self._too_many({}), times)
+
+    def invalid(self, request: RecordedRequest) -> Reply | None:
+        """A query with a !bang (`!w python`, `python w!`), a lone `!` or a leading `\\` is sent
+        elsewhere with a 303, as DuckDuckGo does (here for a few real bangs)."""
+        query = dict(parse_qsl(request.body.decode("utf-8", "replace"))).get("q", "")
+        words = query.split()
+        bangs = {f"!{bang}" for bang in _BANGS} | {f"{bang}!" for bang in _BANGS} | {"!"}
+        if query.startswith("\\") or any(word.lower() in bangs for word in words):
+            return Reply(status=303, body=b"", headers={"Location": f"https://www.google.com/search?q={quote(query)}"})
+        return None
 
     def received(self, request: RecordedRequest) -> dict[str, Any]:
         form = dict(parse_qsl(request.body.decode("utf-8", "replace")))

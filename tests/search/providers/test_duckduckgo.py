@@ -49,6 +49,19 @@ async def test_anomaly_page_with_200_is_a_rate_limit(
         await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
 
 
+async def test_results_that_mention_the_bot_check_are_results(
+    ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]
+) -> None:
+    """A search for DuckDuckGo's own `anomaly.js` finds pages that name it: a page of results is
+    results, not the bot check (which has none)."""
+    ddg.answer_with([
+        {"title": "anomaly.js - detector", "url": "https://github.com/example/detect/blob/main/anomaly.js",
+         "snippet": "Why bots use DuckDuckGo's anomaly-modal and challenge-form"},
+    ])  # fmt: skip
+    response = await search("anomaly.js", provider="duckduckgo", settings=make_settings(ddg))
+    assert [r.url for r in response.results] == ["https://github.com/example/detect/blob/main/anomaly.js"]
+
+
 async def test_explicit_no_results_page_is_empty(ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]) -> None:
     ddg.no_results()
     response = await search("zzqxv", provider="duckduckgo", settings=make_settings(ddg))
@@ -93,3 +106,21 @@ async def test_403_is_bot_protection_not_a_key(ddg: FakeDuckDuckGo, make_setting
     with pytest.raises(RateLimitedError) as info:
         await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
     assert "HTTP 403" in info.value.message and "api_key" not in info.value.message
+
+
+@pytest.mark.parametrize("query", ["!w lantern festival", "lantern festival w!", "! lantern festival", "\\lantern"])
+async def test_a_bang_in_the_query_still_gets_results(
+    query: str, ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]
+) -> None:
+    """DuckDuckGo answers a !bang (or `!`, or a leading backslash) with a 303 to another site, as the
+    fake does: that was an upstream error for a model that wrote `!w`; the query goes without them."""
+    response = await search(query, provider="duckduckgo", settings=make_settings(ddg))
+    assert response.provider == "duckduckgo" and response.results
+    assert "!" not in ddg.last_received["query"] and "\\" not in ddg.last_received["query"]
+
+
+async def test_a_redirect_from_duckduckgo_says_why(ddg: FakeDuckDuckGo, make_settings: Callable[..., Settings]) -> None:
+    ddg.fail(303, "", headers={"Location": "https://www.google.com/search?q=x"})
+    with pytest.raises(UpstreamError, match="instead of results") as info:
+        await search("lantern", provider="duckduckgo", settings=make_settings(ddg))
+    assert "BASE_URL" not in info.value.message

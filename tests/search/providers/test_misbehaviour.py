@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tracemalloc
 
 import pytest
 
@@ -57,6 +58,20 @@ async def test_many_megabytes_are_refused(fake: ProviderFake) -> None:
     with pytest.raises(UpstreamError) as info:
         await _search(fake, **{fake.provider: {"timeout": 10}})
     assert "more than 5 MB" in info.value.message
+
+
+async def test_a_gzip_bomb_stops_at_the_cap_in_bounded_memory(fake: ProviderFake) -> None:
+    """256 kB of gzip inflating to 256 MB is refused having held about the 5 MB cap, not a
+    whole network chunk inflated at once (~1 000× its size: 140-270 MB before)."""
+    fake.bomb(mb=256)
+    tracemalloc.start()
+    try:
+        with pytest.raises(UpstreamError, match="more than 5 MB"):
+            await _search(fake, **{fake.provider: {"timeout": 10}})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024 * 1024
 
 
 async def test_unexpected_shape_is_tolerated(fake: ProviderFake) -> None:

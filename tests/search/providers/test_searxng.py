@@ -5,9 +5,9 @@ from collections.abc import Callable
 import pytest
 
 from weblens.config import Settings
-from weblens.errors import NotConfiguredError, UpstreamError
+from weblens.errors import NotConfiguredError, RateLimitedError, UpstreamError
 from weblens.search import search
-from weblens.testing.providers import FakeSearxng, fixture_json
+from weblens.testing.providers import FakeDuckDuckGo, FakeSearxng, fixture_json
 
 
 async def test_json_format_is_asked(searxng: FakeSearxng, make_settings: Callable[..., Settings]) -> None:
@@ -37,3 +37,51 @@ async def test_no_base_url_names_the_variable() -> None:
     with pytest.raises(NotConfiguredError) as info:
         await search("q", provider="searxng", settings=Settings())
     assert "WEBLENS_SEARXNG_BASE_URL" in info.value.message
+
+
+async def test_engines_that_blocked_the_instance_are_not_no_results(
+    searxng: FakeSearxng, make_settings: Callable[..., Settings]
+) -> None:
+    """An instance whose engines all refused it answers 200 with no results: a rate limit, and the
+    next provider answers (here DuckDuckGo), rather than "nothing found" for the query."""
+    blocked = (("google", "Suspended: too many requests"), ("duckduckgo", "Suspended: CAPTCHA"))
+    searxng.engines_fail(*blocked)
+    with pytest.raises(RateLimitedError) as info:
+        await search("rain barrel", provider="searxng", settings=make_settings(searxng))
+    assert "google: Suspended: too many requests" in info.value.message and "not 'no results'" in info.value.message
+    async with FakeDuckDuckGo() as ddg:
+        searxng.engines_fail(*blocked)
+        response = await search("rain barrel", settings=make_settings(searxng, ddg))
+    assert response.provider == "duckduckgo" and response.results
+    assert [(f.provider, f.code) for f in response.failures] == [("searxng", "rate_limited")]
+
+
+async def test_engines_that_timed_out_are_an_upstream_error(
+    searxng: FakeSearxng, make_settings: Callable[..., Settings]
+) -> None:
+    searxng.engines_fail(("google", "timeout"), ("bing", "HTTP error"))
+    with pytest.raises(UpstreamError, match=r"google: timeout; bing: HTTP error") as info:
+        await search("rain barrel", provider="searxng", settings=make_settings(searxng))
+    assert info.value.retryable
+
+
+async def test_results_with_one_engine_down_are_an_answer(
+    searxng: FakeSearxng, make_settings: Callable[..., Settings]
+) -> None:
+    assert fixture_json("searxng_ok.json")["unresponsive_engines"]  # the recorded answer has one: google, timeout
+    response = await search("rain barrel", provider="searxng", settings=make_settings(searxng))
+    assert response.provider == "searxng" and response.results and response.failures == []
+
+
+async def test_a_redirect_says_where_to_point_the_base_url(
+    searxng: FakeSearxng, make_settings: Callable[..., Settings]
+) -> None:
+    """An instance behind a proxy that redirects `http://` to `https://` answered 301: that was "a
+    malformed answer (not JSON)"; now it names the new address and the variable to change."""
+    moved = "https://searx.example/search?q=q&format=json&token=s3cret-instance-token"
+    searxng.fail(301, "", headers={"Location": moved})
+    with pytest.raises(UpstreamError) as info:
+        await search("q", provider="searxng", settings=make_settings(searxng))
+    message = info.value.message
+    assert info.value.status == 301 and "https://searx.example/search" in message
+    assert "WEBLENS_SEARXNG_BASE_URL" in message and "s3cret-instance-token" not in message

@@ -56,3 +56,13 @@ async def test_missing_results_key_is_zero_results(tavily: FakeTavily, make_sett
     tavily.fail(200, {"query": "q", "response_time": 0.1})
     response = await search("q", provider="tavily", settings=make_settings(tavily))
     assert response.results == [] and response.provider == "tavily"
+
+
+async def test_long_queries_are_cut_to_what_tavily_accepts(
+    tavily: FakeTavily, make_settings: Callable[..., Settings]
+) -> None:
+    """Tavily answers 400 "Query is too long" past 400 characters (the fake does too): a long
+    question from a model is cut, not a failed request that counts against the provider."""
+    response = await search("灯笼节的历史 " * 100, provider="tavily", settings=make_settings(tavily))
+    assert response.provider == "tavily" and response.results
+    assert tavily.last_received["query"] == ("灯笼节的历史 " * 100)[:400]

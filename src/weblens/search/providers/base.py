@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -17,14 +18,32 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 import httpx
 
 from weblens.config import ProviderConfig, Settings, setting_hint
-from weblens.errors import NotConfiguredError, RateLimitedError, ToolTimeoutError, UpstreamError, WeblensError
+from weblens.errors import (
+    NotConfiguredError,
+    RateLimitedError,
+    TooLargeError,
+    ToolTimeoutError,
+    UpstreamError,
+    WeblensError,
+)
 from weblens.metrics import Metrics
 from weblens.net import HttpSource, error_for_status, getter_for, parse_retry_after, translate_errors
+from weblens.net.body import read_capped
 from weblens.net.urls import web_url
 from weblens.policy.state import LocalPolicyState, PolicyState
-from weblens.redact import redact_text, redact_values
-from weblens.search.keys import KEY_PROBLEM, KeyPool
-from weblens.search.models import ProviderAnswer, SearchKind, SearchRequest, SearchResult, clean_text
+from weblens.redact import mask_url, redact_text, redact_values
+from weblens.search.keys import KEY_PROBLEM, KeyPool, fingerprint
+from weblens.search.models import (
+    MAX_DATE_CHARS,
+    MAX_SNIPPET_CHARS,
+    MAX_TITLE_CHARS,
+    ProviderAnswer,
+    SearchKind,
+    SearchRequest,
+    SearchResult,
+    clean_text,
+    shortened,
+)
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -171,7 +190,12 @@ class HttpProvider:
         if self.requires != "api_key":
             return without_secrets(await self.ask(request, None))
         last: WeblensError | None = None
+        asked = False
         for key in await self.keys.usable():
+            if (unsendable := _unsendable(key)) is not None:
+                last = NotConfiguredError(f"{self.name} API key {fingerprint(key)} {unsendable}; {self.refusal_hint()}")
+                continue
+            asked = True
             try:
                 answer = await self.ask(request, key)
             except WeblensError as exc:
@@ -183,8 +207,8 @@ class HttpProvider:
                 continue
             self.keys.answered(key)
             return without_secrets(answer)
-        if last is not None and len(self.keys.keys) == 1:
-            raise last  # a pool of one: the provider's own words say it best
+        if last is not None and (len(self.keys.keys) == 1 or not asked):
+            raise last  # a pool of one: the provider's own words say it best (or ours: no key could be sent)
         raise await self.keys.none_left(self.refusal_hint(), last)
 
     async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
@@ -223,8 +247,8 @@ class HttpProvider:
                     async with client.stream(method, url, timeout=timeout, **kwargs) as response:
                         body = await self._read(response)
                         reply = HttpReply(response.status_code, response.headers, body, _decode(body, response))
-            if reply.status >= 400:
-                exc = self.error(reply)
+            if reply.status >= 400 or 300 <= reply.status < 400:
+                exc = self.error(reply) if reply.status >= 400 else self.redirected(reply)
                 outcome = exc.code
                 raise exc
             outcome = "ok"
@@ -263,6 +287,18 @@ class HttpProvider:
             exc = error_for_status(reply.status, provider=self.name, detail=detail, headers=reply.headers)
         exc.details.setdefault("status", reply.status)
         return exc
+
+    def redirected(self, reply: HttpReply) -> WeblensError:
+        """A redirect is not followed (it would carry the key to wherever it points): say where it
+        points, so a base URL that moved (`http://` to `https://`, a new path) is easy to fix."""
+        location = mask_url(redact_text(reply.headers.get("location", "")))[:_DETAIL_MAX_CHARS] or "nowhere"
+        return UpstreamError(
+            f"{self.name} answered HTTP {reply.status}, a redirect to {location}, which weblens does not "
+            f"follow with your credentials; if the API moved there, {setting_hint(self.name, 'base_url')}",
+            status=reply.status,
+            retryable=False,
+            details={"status": reply.status},
+        )
 
     def quota_error(self, reply: HttpReply, retry_after_s: float | None = None) -> WeblensError:
         """The key's plan limit is reached: not retryable with this key, maybe with another."""
@@ -311,36 +347,51 @@ class HttpProvider:
         return found
 
     async def _read(self, response: httpx.Response) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > MAX_BODY_BYTES:
-                raise UpstreamError(
-                    f"{self.name} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; not a search answer",
-                    status=response.status_code,
-                    retryable=False,
-                )
-            chunks.append(chunk)
-        return b"".join(chunks)
+        """The body, inflated in bounded steps: a gzip bomb stops at the cap, not after a chunk's 1 000×."""
+        try:
+            return await read_capped(response, MAX_BODY_BYTES, progress=False)
+        except TooLargeError:
+            raise UpstreamError(
+                f"{self.name} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; not a search answer",
+                status=response.status_code,
+                retryable=False,
+            ) from None
 
 
 def without_secrets(answer: ProviderAnswer) -> ProviderAnswer:
     """`answer` with known secrets (a key the provider echoed) masked and lone surrogates replaced,
-    before anyone caches or reads it. Copied field by field: validating again would unescape twice."""
+    before anyone caches or reads it; then titles, snippets and dates cut to `MAX_*_CHARS` (after
+    masking, so no cut leaves half a key). Copied field by field: validating again would unescape twice."""
     results = [
         result.model_copy(
             update={
-                "title": redact_values(result.title),
+                "title": shortened(redact_values(result.title), MAX_TITLE_CHARS),
                 "url": redact_values(result.url),
-                "snippet": redact_values(result.snippet),
-                "published_at": redact_values(result.published_at),
+                "snippet": shortened(redact_values(result.snippet), MAX_SNIPPET_CHARS),
+                "published_at": _date(redact_values(result.published_at)),
                 "extras": redact_values(result.extras),
             }
         )
         for result in answer.results
     ]
     return answer.model_copy(update={"results": results, "extras": redact_values(answer.extras)})
+
+
+def _date(value: str | None) -> str | None:
+    return None if value is None else shortened(value, MAX_DATE_CHARS)
+
+
+def _unsendable(key: str) -> str | None:
+    """Why `key` cannot go in an HTTP header, else None: a character pasted with it (a curly quote,
+    a zero-width space, a line break) would otherwise fail as "an answer weblens could not read"."""
+    for position, char in enumerate(key, start=1):
+        if not " " <= char <= "~":
+            code = f"U+{ord(char):04X}"
+            return (
+                f"contains {unicodedata.name(char, 'a control character')} ({code}) at character {position}, "
+                "which an HTTP header cannot carry (pasted with the key?)"
+            )
+    return None
 
 
 def _first(item: Mapping[str, Any], keys: Iterable[str]) -> str | None:

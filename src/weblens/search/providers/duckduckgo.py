@@ -23,7 +23,7 @@ from weblens.search.advice import ANOTHER_PROVIDER
 from weblens.search.models import ProviderAnswer, SearchRequest, clean_text
 from weblens.search.providers.base import HttpProvider, HttpReply, register
 
-__all__ = ["DuckDuckGoProvider", "parse_page", "unwrap_link"]
+__all__ = ["DuckDuckGoProvider", "parse_page", "unwrap_link", "without_bangs"]
 
 _RESULTS = lxml.etree.XPath('//div[contains(concat(" ", normalize-space(@class), " "), " result ")]')
 _TITLE = lxml.etree.XPath('.//a[contains(concat(" ", normalize-space(@class), " "), " result__a ")]')
@@ -35,6 +35,13 @@ _ALL_REGIONS = "wt-wt"
 _BLOCKED_STATUSES = frozenset({403, 418})
 _TIME = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
+
+
+def without_bangs(query: str) -> str:
+    """`query` without DuckDuckGo's redirect syntax: a `!w` or `w!` bang, a lone `!` or a leading
+    backslash makes it answer with a redirect to another site (or the first hit) instead of results."""
+    words = [bare for word in query.lstrip("\\").split() if (bare := word.strip("!"))]
+    return " ".join(words) or query
 
 
 def unwrap_link(href: str) -> str:
@@ -90,20 +97,30 @@ class DuckDuckGoProvider(HttpProvider):
             )
         return super().error(reply)
 
+    def redirected(self, reply: HttpReply) -> WeblensError:
+        return UpstreamError(
+            f"duckduckgo answered with a redirect (HTTP {reply.status}) instead of results, as it does for a "
+            "query it reads as a !bang; rephrase the query without '!' or '\\'",
+            status=reply.status,
+            retryable=False,
+            details={"status": reply.status},
+        )
+
     async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
-        form = {"q": request.query, "kl": _ALL_REGIONS, "b": ""}
+        form = {"q": without_bangs(request.query), "kl": _ALL_REGIONS, "b": ""}
         if request.time_range:
             form["df"] = _TIME[request.time_range]
         if request.safesearch:
             form["kp"] = _SAFESEARCH[request.safesearch]
         reply = await self.send("POST", "/html/", data=form, headers={"Referer": "https://html.duckduckgo.com/"})
-        if reply.status == 202 or any(marker in reply.text for marker in _ANOMALY_MARKERS):
+        count = self.upstream_count(request)
+        items = parse_page(reply.text, count) if reply.status != 202 else None
+        # a page of results is one, even when a result mentions `anomaly.js`; the bot check has none
+        if reply.status == 202 or (not items and any(marker in reply.text for marker in _ANOMALY_MARKERS)):
             raise RateLimitedError(
                 f"duckduckgo is rate limiting requests (HTTP {reply.status}, anomaly page); this is not 'no results'. "
                 + _RELIABLE
             )
-        count = self.upstream_count(request)
-        items = parse_page(reply.text, count)
         if items is None:
             raise UpstreamError(
                 f"duckduckgo sent a page that is not a results page (HTTP {reply.status})", status=reply.status

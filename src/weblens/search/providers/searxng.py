@@ -7,15 +7,44 @@ applied. Domains are filtered by weblens.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from weblens.search.models import ProviderAnswer, SearchRequest
+from weblens.errors import RateLimitedError, UpstreamError, WeblensError
+from weblens.search.models import ProviderAnswer, SearchRequest, clean_text
 from weblens.search.providers.base import HttpProvider, register
 
 __all__ = ["SearxngProvider"]
 
 _CATEGORIES = {"search": "general", "news": "news", "images": "images"}
 _SAFESEARCH = {"off": "0", "moderate": "1", "strict": "2"}
+_LANGUAGE = re.compile(r"[a-z]{2,3}(-[a-zA-Z]{2})?")
+"""What SearXNG takes as `language` (its VALID_LANGUAGE_CODE); `zh-hans` or `sr-latn` is a 400."""
+_BLOCKED_MARKERS = ("too many requests", "captcha", "access denied")
+"""SearXNG's words for an engine that refused the instance (its `SearxEngine...` errors)."""
+_REASONS_MAX_CHARS = 300
+
+
+def _language(language: str, country: str | None) -> str:
+    """`de` + DE → `de-DE`; `pt-br` stays; a code SearXNG refuses (`zh-hans`) becomes its language (`zh`)."""
+    base = language.split("-")[0]
+    if country:
+        return f"{base}-{country}"
+    return language if _LANGUAGE.fullmatch(language) else base
+
+
+def _engines_failed(unresponsive: Any) -> WeblensError | None:
+    """No result because the engines the instance asked failed (`unresponsive_engines`:
+    `[["google", "Suspended: too many requests"], ...]`): that is not "no results"."""
+    entries = unresponsive if isinstance(unresponsive, list) else []
+    failed = [entry for entry in entries if isinstance(entry, list) and entry]
+    if not failed:
+        return None
+    reasons = clean_text("; ".join(": ".join(str(part) for part in entry[:2]) for entry in failed))[:_REASONS_MAX_CHARS]
+    said = f"searxng found nothing because its engines failed ({reasons}); this is not 'no results'"
+    if any(marker in reasons.lower() for marker in _BLOCKED_MARKERS):
+        return RateLimitedError(f"{said}. The engines blocked the instance; another provider may answer")
+    return UpstreamError(said, retryable=True)
 
 
 @register
@@ -37,8 +66,7 @@ class SearxngProvider(HttpProvider):
     async def ask(self, request: SearchRequest, key: str | None) -> ProviderAnswer:
         params: dict[str, Any] = {"q": request.query, "format": "json", "categories": _CATEGORIES[request.kind]}
         if request.language:
-            region = f"-{request.country}" if request.country else ""
-            params["language"] = request.language.split("-")[0] + region if region else request.language
+            params["language"] = _language(request.language, request.country)
         if request.time_range:
             params["time_range"] = request.time_range
         if request.safesearch:
@@ -52,4 +80,6 @@ class SearxngProvider(HttpProvider):
             extras=("engines", "img_src"),
         )
         extras = {key: data[key] for key in ("answers", "infoboxes") if data.get(key)}
+        if not results and not extras and (failed := _engines_failed(data.get("unresponsive_engines"))):
+            raise failed
         return ProviderAnswer(results=results, extras=extras)
