@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import AsyncIterator
 
 import httpx
@@ -12,6 +13,7 @@ from weblens.errors import NotFoundError, RateLimitedError, ToolTimeoutError, To
 from weblens.net import create_client
 from weblens.testing import Reply
 from weblens.testing.openmeteo import FORECAST_PATH, GEOCODING_PATH, FakeOpenMeteo
+from weblens.testing.pages import gzip_bomb
 from weblens.weather import describe_code, geocode, get_weather, language_for
 
 
@@ -129,6 +131,21 @@ async def test_broken_upstream_is_upstream_error(meteo: FakeOpenMeteo, client: h
     meteo.fail_next(FORECAST_PATH, failure)  # type: ignore[arg-type]
     with pytest.raises(UpstreamError):
         await get_weather("Beijing", config=config_for(meteo), client=client)
+
+
+async def test_a_gzip_bomb_is_refused_in_bounded_memory(meteo: FakeOpenMeteo, client: httpx.AsyncClient) -> None:
+    """256 kB of gzip that inflates to 256 MB: refused having held about the 5 MB cap (httpx alone
+    inflates each network chunk whole, hundreds of MB at once)."""
+    body, gzipped = gzip_bomb(256 * 1024 * 1024), {"Content-Encoding": "gzip"}
+    meteo.queue(FORECAST_PATH, Reply(body=body, content_type="application/json", headers=gzipped))
+    tracemalloc.start()
+    try:
+        with pytest.raises(UpstreamError, match="more than 5 MB"):
+            await get_weather("Beijing", config=config_for(meteo), client=client)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024 * 1024
 
 
 async def test_forecast_without_current_is_upstream_error(meteo: FakeOpenMeteo, client: httpx.AsyncClient) -> None:

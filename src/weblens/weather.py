@@ -8,6 +8,7 @@ minimum and maximum. The geocoding `language` follows the script of the name, so
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from typing import Any, Literal
 from urllib.parse import urlencode
@@ -16,9 +17,10 @@ import httpx
 from pydantic import BaseModel, Field, ValidationError
 
 from weblens.config import WeatherConfig, get_settings
-from weblens.errors import NotFoundError, ToolValidationError, UpstreamError
+from weblens.errors import NotFoundError, TooLargeError, ToolValidationError, UpstreamError
 from weblens.loops import loop_local
 from weblens.net import create_client, error_for_status, translate_errors
+from weblens.net.body import read_capped
 
 __all__ = [
     "MAX_DAYS",
@@ -148,16 +150,27 @@ def language_for(name: str) -> str:
     return DEFAULT_LANGUAGE
 
 
+MAX_BODY_BYTES = 5 * 1024 * 1024
+"""An Open-Meteo answer is a few kB; past this it is no weather answer."""
+
+
 def _source_url(latitude: float, longitude: float) -> str:
     return f"{SOURCE_PAGE}?{urlencode({'latitude': f'{latitude:.4f}', 'longitude': f'{longitude:.4f}'})}"
 
 
 async def _get_json(client: httpx.AsyncClient, url: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """GET an Open-Meteo endpoint; its `{"error": true, "reason"}` becomes a weblens error."""
-    with translate_errors(PROVIDER):
-        response = await client.get(url, params=params, timeout=timeout)
+    """GET an Open-Meteo endpoint; its `{"error": true, "reason"}` becomes a weblens error. The body is read
+    under a cap that holds after decompression (a gzip bomb stops there, not at a whole chunk inflated)."""
     try:
-        body = response.json() if response.content else None
+        with translate_errors(PROVIDER):
+            async with client.stream("GET", url, params=params, timeout=timeout) as response:
+                raw = await read_capped(response, MAX_BODY_BYTES, progress=False)
+    except TooLargeError:
+        raise UpstreamError(
+            f"{PROVIDER} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; not a weather answer", retryable=False
+        ) from None
+    try:
+        body = json.loads(raw) if raw else None
     except (ValueError, RecursionError):  # not JSON, or nested deeper than a parser can follow
         body = None
     reason = str(body.get("reason", "")) if isinstance(body, dict) and body.get("error") else ""
