@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from weblens.errors import (
 from weblens.fetch.client import guard_for
 from weblens.fetch.firecrawl import FirecrawlClient
 from weblens.testing import Reply
-from weblens.testing.pages import FirecrawlFake
+from weblens.testing.pages import FirecrawlFake, gzip_bomb
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "firecrawl"
 
@@ -156,3 +157,18 @@ async def test_allowed_hosts_open_the_same_doors_as_for_web_fetch(firecrawl: Fir
     assert firecrawl.requests[0].json()["url"] == "https://wiki.internal/page"
     with pytest.raises(BlockedError):  # metadata stays shut whatever is allowed
         await client_for(firecrawl, allow_private=True).scrape("http://169.254.169.254/")
+
+
+async def test_a_gzip_bomb_is_refused_in_bounded_memory(firecrawl: FirecrawlFake) -> None:
+    """256 kB of gzip inflating to 256 MB: refused having held about the 64 MB cap, not a network chunk
+    inflated whole."""
+    body, gzipped = gzip_bomb(256 * 1024 * 1024), {"Content-Encoding": "gzip"}
+    firecrawl.queue("/v1/scrape", Reply(body=body, content_type="application/json", headers=gzipped))
+    tracemalloc.start()
+    try:
+        with pytest.raises(UpstreamError, match="more than 64 MB"):
+            await client_for(firecrawl).scrape("https://example.com/")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 160 * 1024 * 1024

@@ -21,12 +21,14 @@ from weblens.errors import (
     NotConfiguredError,
     NotFoundError,
     RateLimitedError,
+    TooLargeError,
     ToolTimeoutError,
     ToolValidationError,
     UpstreamError,
     WeblensError,
 )
 from weblens.net import HttpSource, create_client, getter_for, parse_retry_after, translate_errors
+from weblens.net.body import read_capped
 from weblens.net.ssrf import SsrfGuard
 from weblens.net.urls import web_url
 from weblens.redact import redact_text, register_secret
@@ -61,6 +63,27 @@ def _said(response: httpx.Response) -> str:
     if isinstance(body, dict):
         return str(body.get("error") or body.get("message") or body.get("code") or "")[:500]
     return ""
+
+
+MAX_BODY_BYTES = 64 * 1024 * 1024
+"""A scrape's JSON (the page as markdown, and HTML when asked) past this is refused, not held."""
+
+
+async def _capped(
+    client: httpx.AsyncClient, endpoint: str, payload: dict[str, Any], headers: dict[str, str], timeout: float
+) -> httpx.Response:
+    async with client.stream("POST", endpoint, json=payload, headers=headers, timeout=timeout) as response:
+        try:
+            body = await read_capped(response, MAX_BODY_BYTES, progress=False)
+        except TooLargeError:
+            raise UpstreamError(
+                f"Firecrawl sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; nothing was kept", retryable=False
+            ) from None
+    kept = [(name, value) for name, value in response.headers.multi_items() if name not in _DECODED_HEADERS]
+    return httpx.Response(response.status_code, headers=kept, content=body, request=response.request)
+
+
+_DECODED_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 def _api_error(response: httpx.Response) -> WeblensError:
@@ -110,11 +133,12 @@ class FirecrawlClient:
         self._guard = guard or SsrfGuard()
 
     async def _post(self, endpoint: str, payload: dict[str, Any], *, timeout: float) -> httpx.Response:
+        """The answer, its body read under `MAX_BODY_BYTES` after decompression (a gzip bomb stops there)."""
         headers = {"Authorization": f"Bearer {self._key}"}
         if self._client is not None:
-            return await self._client().post(endpoint, json=payload, headers=headers, timeout=timeout)
+            return await _capped(self._client(), endpoint, payload, headers, timeout)
         async with create_client() as own:
-            return await own.post(endpoint, json=payload, headers=headers, timeout=timeout)
+            return await _capped(own, endpoint, payload, headers, timeout)
 
     async def scrape(
         self,
