@@ -1,4 +1,4 @@
-"""Every document a link can point to, fetched over real HTTP: .docx, .xlsx, .pptx, .odt,
+"""Every document a link can point to, fetched over real HTTP: .docx, .xlsx, .pptx, .odt, .ods, .odp,
 .epub, .rtf and .csv come back as markdown with their headings, text and tables, by content
 type or by magic bytes, paged like any page; zip bombs are refused before they inflate."""
 
@@ -19,7 +19,7 @@ from weblens.testing.pages import PageServer
 
 pytestmark = pytest.mark.timeout(120)
 
-_CONTAINERS = ("docx", "xlsx", "pptx", "odt", "epub")
+_CONTAINERS = ("docx", "xlsx", "pptx", "odt", "ods", "odp", "epub")
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +115,38 @@ async def test_tab_separated_values_are_a_table_by_type_or_by_name(pages: PageSe
         page = await fetch(pages.url(path), settings=settings, cache=Cache(None))
         assert page.extractor == "csv", path
         assert "| ship | tons | port |\n| --- | --- | --- |\n| Albatross | 4200 | Pier 4 |" in page.content, path
+
+
+async def test_a_spreadsheets_repeated_rows_and_cells_show_as_far_as_a_table_does(pages: PageServer) -> None:
+    """ODF writes a run of equal cells or rows as one element with a repeat count: a million empty rows
+    cost nothing, a repeated row with text shows up to the row bound, a cell repeated 5 000 times is
+    counted as columns rather than spelled out."""
+    from weblens.fetch.office import MAX_COLUMNS, MAX_SHEET_ROWS
+    from weblens.testing.documents import odf_document
+
+    def row(cells: str, repeat: int = 1) -> str:
+        return f'<table:table-row table:number-rows-repeated="{repeat}">{cells}</table:table-row>'
+
+    def cell(text: str, repeat: int = 1) -> str:
+        return f'<table:table-cell table:number-columns-repeated="{repeat}"><text:p>{text}</text:p></table:table-cell>'
+
+    sheet = (
+        row(cell("Vessel") + cell("Tonnage"))
+        + row(cell("Albatross") + cell("4200"), repeat=3)
+        + row(cell("", repeat=1024), repeat=1_000_000)
+        + row(cell("Cormorant") + cell("x", repeat=5_000))
+        + row(cell("Petrel") + cell("900"), repeat=50_000)
+    )
+    body = odf_document(
+        "ods", f'<office:spreadsheet><table:table table:name="Fleet">{sheet}</table:table></office:spreadsheet>'
+    )
+    pages.route("GET", "/fleet.ods", Reply(body=body, content_type="application/vnd.oasis.opendocument.spreadsheet"))
+    settings = Settings(fetch={"allowed_hosts": [pages.host]})
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        document, _ = await fetcher.document(pages.url("/fleet.ods"))
+    text = document.content
+    assert text.startswith("## Sheet: Fleet\n\n| Vessel | Tonnage |")
+    assert text.count("| Albatross | 4200 |") == 3 and "| Cormorant | x | x |" in text
+    assert text.count("| Petrel | 900 |") == MAX_SHEET_ROWS - 5  # the header, three Albatross, one Cormorant
+    assert f"only the first {MAX_COLUMNS} of 5,001 columns are shown" in text
+    assert f"only the first {MAX_SHEET_ROWS:,} rows are shown" in text

@@ -164,6 +164,6 @@ def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False)
         return Extracted(text, "text", note=None if text.strip() else EMPTY_NOTE)
     raise UnsupportedContentError(
         f"cannot turn {kind} content into text (weblens reads HTML, text, JSON, RSS and Atom feeds, PDF, CSV, "
-        ".docx, .xlsx, .pptx, .odt, .epub, .rtf, and PNG, JPEG, WebP, GIF, TIFF and BMP images by OCR)",
+        ".docx, .xlsx, .pptx, .odt, .ods, .odp, .epub, .rtf, and PNG, JPEG, WebP, GIF, TIFF and BMP images by OCR)",
         details={"type": kind},
     )

@@ -1,4 +1,5 @@
-"""Office documents, OpenDocument text, EPUB, RTF and CSV to markdown, with headings and tables.
+"""Office documents, OpenDocument text, spreadsheets and slides, EPUB, RTF and CSV to markdown, with headings
+and tables.
 
 Each format goes through its own well-kept reader (the `documents` extra: mammoth, openpyxl,
 python-pptx, odfpy, ebooklib, striprtf), imported on first use; CSV needs only the standard
@@ -61,6 +62,8 @@ DOCUMENT_KINDS: dict[str, str] = {
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
     "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
     "application/vnd.oasis.opendocument.text": "odt",
+    "application/vnd.oasis.opendocument.spreadsheet": "ods",
+    "application/vnd.oasis.opendocument.presentation": "odp",
     "application/epub+zip": "epub",
     "application/rtf": "rtf",
     "text/rtf": "rtf",
@@ -69,13 +72,19 @@ DOCUMENT_KINDS: dict[str, str] = {
     "text/tab-separated-values": "csv",  # the delimiter is sniffed
 }
 """Media type -> the format weblens reads it as."""
-_SUFFIXES = {f".{kind}": kind for kind in ("docx", "xlsx", "pptx", "odt", "epub", "rtf", "csv")} | {".tsv": "csv"}
+_SUFFIXES = {f".{kind}": kind for kind in ("docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "rtf", "csv")}
+_SUFFIXES[".tsv"] = "csv"
 _ZIP_MARKERS = {
     "word/document.xml": "docx",
     "xl/workbook.xml": "xlsx",
     "ppt/presentation.xml": "pptx",
 }
-_ZIP_MIMETYPES = {b"application/vnd.oasis.opendocument.text": "odt", b"application/epub+zip": "epub"}
+_ZIP_MIMETYPES = {
+    b"application/vnd.oasis.opendocument.text": "odt",
+    b"application/vnd.oasis.opendocument.spreadsheet": "ods",
+    b"application/vnd.oasis.opendocument.presentation": "odp",
+    b"application/epub+zip": "epub",
+}
 
 
 def _zip_kind(body: bytes) -> str | None:
@@ -332,43 +341,121 @@ def _pptx(body: bytes) -> tuple[str, str]:
 
 
 def _odt(body: bytes) -> tuple[str, str]:
-    from odf.namespaces import TABLENS, TEXTNS
     from odf.opendocument import load
 
     document = load(io.BytesIO(body))
     out: list[str] = []
+    _odf_blocks(document.text, out)
+    return "\n\n".join(out), _odf_title(document)
 
-    def walk(node: object) -> None:
-        for child in getattr(node, "childNodes", []):
-            qname = getattr(child, "qname", None)
-            if qname == (TEXTNS, "h"):
-                level = int(child.getAttribute("outlinelevel") or 1)
-                out.append("#" * min(max(level, 1), 6) + " " + " ".join(_odf_text(child).split()))
-            elif qname == (TEXTNS, "p"):
-                text = " ".join(_odf_text(child).split())
-                if text:
-                    out.append(text)
-            elif qname == (TEXTNS, "list-item"):
-                out.append("- " + " ".join(_odf_text(child).split()))
-            elif qname == (TABLENS, "table"):
-                rows = (
-                    [_odf_text(cell) for cell in row.childNodes if cell.qname == (TABLENS, "table-cell")]
-                    for row in child.getElementsByType(_odf_row())
-                )
-                table = markdown_table(rows, MAX_SHEET_ROWS)
-                if table.text:
-                    out.append(table.text + table.cut())
-            else:
-                walk(child)
 
-    walk(document.text)
-    title = ""
+def _odp(body: bytes) -> tuple[str, str]:
+    """An OpenDocument presentation: `## Slide N` per page (named when its name is not the default
+    `pageN`), then its text boxes, lists, tables and speaker notes in document order."""
+    from odf.draw import Page
+    from odf.namespaces import DRAWNS
+    from odf.opendocument import load
+
+    document = load(io.BytesIO(body))
+    sections = []
+    for number, page in enumerate(document.presentation.getElementsByType(Page), start=1):
+        name = " ".join(str(page.getAttrNS(DRAWNS, "name") or "").split())
+        heading = f"## Slide {number}" + (f": {name}" if name and name.lower() != f"page{number}" else "")
+        out = [heading]
+        _odf_blocks(page, out)
+        sections.append("\n\n".join(out))
+    return "\n\n".join(sections), _odf_title(document)
+
+
+def _ods(body: bytes) -> tuple[str, str]:
+    """An OpenDocument spreadsheet: `## Sheet: name` per sheet, each a markdown table, bounded like a
+    workbook (`MAX_SHEET_ROWS`, `MAX_WORKBOOK_CELLS`). Repeated rows and cells (a sheet's trailing
+    million empty rows, one element) are never spelled out."""
+    from odf.namespaces import TABLENS
+    from odf.opendocument import load
+
+    document = load(io.BytesIO(body))
+    sheets = [node for node in document.spreadsheet.childNodes if getattr(node, "qname", None) == (TABLENS, "table")]
+    sections = []
+    budget = _CellBudget()
+    spent = f"at most {MAX_WORKBOOK_CELLS:,} cells of a workbook are read"
+    for number, sheet in enumerate(sheets):
+        if budget.left <= 0:
+            sections.append(f"({len(sheets) - number:,} more sheets not read: {spent})")
+            break
+        table = markdown_table(budget.rows(_ods_rows(sheet)), MAX_SHEET_ROWS)
+        said = f"reading stopped after {table.rows:,} rows: {spent}" if budget.left <= 0 else ""
+        table = table._replace(more_rows=True) if said else table
+        name = " ".join(str(sheet.getAttrNS(TABLENS, "name") or "").split())
+        sections.append(f"## Sheet: {name}\n\n{table.text or '(empty sheet)'}{table.cut(said)}")
+    return "\n\n".join(sections), _odf_title(document)
+
+
+_ODS_MAX_CELLS_A_ROW = 16_384
+"""Cells read of one row: the widest sheet LibreOffice or Excel makes (a repeated cell is one string, referenced)."""
+
+
+def _ods_rows(sheet: Any) -> Iterator[list[str]]:
+    """The rows of an ODS sheet with their text, repeats expanded only as far as they can show: an empty
+    row is skipped however often it repeats, a row with text repeats at most `MAX_SHEET_ROWS` + 1 times."""
+    from odf.namespaces import TABLENS
+
+    cell_names = ((TABLENS, "table-cell"), (TABLENS, "covered-table-cell"))
+    for row in sheet.getElementsByType(_odf_row()):
+        cells: list[str] = []
+        for cell in row.childNodes:
+            if getattr(cell, "qname", None) not in cell_names:
+                continue
+            repeat = _repeats(cell.getAttrNS(TABLENS, "number-columns-repeated"))
+            cells.extend([" ".join(_odf_text(cell).split())] * min(repeat, _ODS_MAX_CELLS_A_ROW - len(cells)))
+            if len(cells) >= _ODS_MAX_CELLS_A_ROW:
+                break
+        while cells and not cells[-1]:
+            cells.pop()
+        if cells:
+            for _ in range(min(_repeats(row.getAttrNS(TABLENS, "number-rows-repeated")), MAX_SHEET_ROWS + 1)):
+                yield cells
+
+
+def _repeats(value: object) -> int:
+    try:
+        return max(1, int(str(value or 1)))
+    except ValueError:
+        return 1
+
+
+def _odf_blocks(node: object, out: list[str]) -> None:
+    """The headings, paragraphs, list items and tables under an ODF element, as markdown blocks, in order."""
+    from odf.namespaces import TABLENS, TEXTNS
+
+    for child in getattr(node, "childNodes", []):
+        qname = getattr(child, "qname", None)
+        if qname == (TEXTNS, "h"):
+            level = int(child.getAttribute("outlinelevel") or 1)
+            out.append("#" * min(max(level, 1), 6) + " " + " ".join(_odf_text(child).split()))
+        elif qname == (TEXTNS, "p"):
+            text = " ".join(_odf_text(child).split())
+            if text:
+                out.append(text)
+        elif qname == (TEXTNS, "list-item"):
+            out.append("- " + " ".join(_odf_text(child).split()))
+        elif qname == (TABLENS, "table"):
+            rows = (
+                [_odf_text(cell) for cell in row.childNodes if cell.qname == (TABLENS, "table-cell")]
+                for row in child.getElementsByType(_odf_row())
+            )
+            table = markdown_table(rows, MAX_SHEET_ROWS)
+            if table.text:
+                out.append(table.text + table.cut())
+        else:
+            _odf_blocks(child, out)
+
+
+def _odf_title(document: Any) -> str:
     from odf.dc import Title
 
     titles = document.meta.getElementsByType(Title)
-    if titles:
-        title = _odf_text(titles[0])
-    return "\n\n".join(out), title
+    return _odf_text(titles[0]) if titles else ""
 
 
 def _odf_text(node: Any) -> str:
@@ -429,15 +516,19 @@ _READERS: dict[str, Callable[[bytes], tuple[str, str]]] = {
     "xlsx": _xlsx,
     "pptx": _pptx,
     "odt": _odt,
+    "ods": _ods,
+    "odp": _odp,
     "epub": _epub,
     "rtf": _rtf,
 }
-_CONTAINERS = frozenset({"docx", "xlsx", "pptx", "odt", "epub"})
+_CONTAINERS = frozenset({"docx", "xlsx", "pptx", "odt", "ods", "odp", "epub"})
 READER_NAMES = {
     "docx": "mammoth",
     "xlsx": "openpyxl",
     "pptx": "python-pptx",
     "odt": "odfpy",
+    "ods": "odfpy",
+    "odp": "odfpy",
     "epub": "ebooklib",
     "rtf": "striprtf",
     "csv": "csv",

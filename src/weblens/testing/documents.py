@@ -5,7 +5,7 @@ known lines (`scanned_pdf`, `text_image`), and a PNG decompression bomb (`blank_
     body, content_type = make_document("docx")
     assert all(phrase in text for phrase in DOCUMENT_PHRASES)   # what a reader must find
 
-.docx, .odt and .epub are written here as the smallest valid containers (their XML by hand);
+.docx, the OpenDocument files and .epub are written here as the smallest valid containers (their XML by hand);
 .xlsx and .pptx with openpyxl and python-pptx (the `documents` extra).
 """
 
@@ -26,6 +26,7 @@ __all__ = [
     "SCANNED_LINES",
     "blank_png",
     "make_document",
+    "odf_document",
     "scanned_pdf",
     "text_image",
     "zip_bomb",
@@ -42,6 +43,8 @@ CONTENT_TYPES = {
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
     "odt": "application/vnd.oasis.opendocument.text",
+    "ods": "application/vnd.oasis.opendocument.spreadsheet",
+    "odp": "application/vnd.oasis.opendocument.presentation",
     "epub": "application/epub+zip",
     "rtf": "application/rtf",
     "csv": "text/csv",
@@ -128,35 +131,80 @@ def _pptx(paragraphs: int = 1) -> bytes:
     return out.getvalue()
 
 
-def _odt(paragraphs: int = 1) -> bytes:
-    ns = (
-        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
-        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
-        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"'
-    )
-    rows = "".join(
+_ODF_NS = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+    'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+    'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0"'
+)
+
+
+def _odf_rows(rows: tuple[tuple[str, ...], ...]) -> str:
+    return "".join(
         "<table:table-row>"
         + "".join(f"<table:table-cell><text:p>{cell}</text:p></table:table-cell>" for cell in row)
         + "</table:table-row>"
-        for row in TABLE
+        for row in rows
     )
+
+
+def odf_document(kind: str, body: str) -> bytes:
+    """An ODF container of `kind` whose content.xml's office:body holds `body`."""
     content = (
-        f'<office:document-content {ns} office:version="1.2"><office:body><office:text>'
-        f'<text:h text:outline-level="1">{HEADING}</text:h>'
-        + f"<text:p>{PARAGRAPH}</text:p>"
-        * paragraphs
-        + f'<table:table table:name="t"><table:table-column table:number-columns-repeated="2"/>{rows}</table:table>'
-        "</office:text></office:body></office:document-content>"
+        f'<office:document-content {_ODF_NS} office:version="1.2">'
+        f"<office:body>{body}</office:body></office:document-content>"
     )
     manifest = (
         '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
-        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+        f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{CONTENT_TYPES[kind]}"/>'
         '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
         "</manifest:manifest>"
     )
     return _zip(
-        {"mimetype": CONTENT_TYPES["odt"], "content.xml": content, "META-INF/manifest.xml": manifest},
+        {"mimetype": CONTENT_TYPES[kind], "content.xml": content, "META-INF/manifest.xml": manifest},
         stored_first="mimetype",
+    )
+
+
+def _odt(paragraphs: int = 1) -> bytes:
+    return odf_document(
+        "odt",
+        f'<office:text><text:h text:outline-level="1">{HEADING}</text:h>'
+        + f"<text:p>{PARAGRAPH}</text:p>" * paragraphs
+        + '<table:table table:name="t"><table:table-column table:number-columns-repeated="2"/>'
+        f"{_odf_rows(TABLE)}</table:table></office:text>",
+    )
+
+
+def _ods(paragraphs: int = 1) -> bytes:
+    """A sheet as LibreOffice writes one: its rows, then the rest of its million rows and 1 024
+    columns as one repeated empty row of one repeated empty cell."""
+    rows = ((HEADING,), *((PARAGRAPH,),) * paragraphs, *TABLE)
+    empty = (
+        '<table:table-row table:number-rows-repeated="1048570">'
+        '<table:table-cell table:number-columns-repeated="1024"/></table:table-row>'
+    )
+    return odf_document(
+        "ods",
+        f'<office:spreadsheet><table:table table:name="{HEADING}">'
+        '<table:table-column table:number-columns-repeated="1024"/>'
+        f"{_odf_rows(rows)}{empty}</table:table></office:spreadsheet>",
+    )
+
+
+def _odp(paragraphs: int = 1) -> bytes:
+    box = (
+        '<draw:frame><draw:text-box><text:p>'
+        + HEADING
+        + "</text:p>"
+        + f"<text:p>{PARAGRAPH}</text:p>" * paragraphs
+        + "</draw:text-box></draw:frame>"
+    )
+    table = f'<draw:frame><table:table table:name="t">{_odf_rows(TABLE)}</table:table></draw:frame>'
+    return odf_document(
+        "odp",
+        f'<office:presentation><draw:page draw:name="page1">{box}{table}</draw:page></office:presentation>',
     )
 
 
@@ -208,6 +256,8 @@ _MAKERS: dict[str, Callable[[int], bytes]] = {
     "xlsx": _xlsx,
     "pptx": _pptx,
     "odt": _odt,
+    "ods": _ods,
+    "odp": _odp,
     "epub": _epub,
     "rtf": _rtf,
     "csv": _csv,
