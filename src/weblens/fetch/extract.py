@@ -1,6 +1,6 @@
 """A response body to text, by content type: HTML, text, JSON, PDF, Office documents, EPUB, RTF
-and CSV (`weblens.fetch.office`), RSS and Atom feeds (`weblens.fetch.feeds`), images by OCR
-(`weblens.fetch.images`); anything else is refused.
+and CSV (`weblens.fetch.office`), RSS and Atom feeds (`weblens.fetch.feeds`), Jupyter notebooks
+(`weblens.fetch.notebook`), images by OCR (`weblens.fetch.images`); anything else is refused.
 
 CPU-bound and synchronous on purpose: the fetcher runs it off the event loop (and may run
 it in another process: inputs and outputs are plain, picklable values). The HTML and PDF
@@ -17,6 +17,7 @@ from weblens.errors import UnsupportedContentError
 from weblens.fetch.decode import decode_body
 from weblens.fetch.feeds import is_feed
 from weblens.fetch.images import image_kind
+from weblens.fetch.notebook import is_notebook, notebook_markdown
 from weblens.fetch.office import READER_NAMES, document_kind
 
 __all__ = ["Extracted", "extract", "inflates", "media_type"]
@@ -87,11 +88,19 @@ def _html(body: bytes, content_type: str, url: str, raw: bool) -> Extracted:
 def _json(body: bytes, content_type: str) -> Extracted:
     text, _ = decode_body(body, content_type)
     try:
-        return Extracted(json.dumps(json.loads(text), indent=2, ensure_ascii=False), "json")
+        value = json.loads(text)
+        if is_notebook(value):
+            markdown, title = notebook_markdown(value)
+            return Extracted(markdown, "notebook", title, note=None if markdown else EMPTY_NOTE)
+        return Extracted(json.dumps(value, indent=2, ensure_ascii=False), "json")
     except json.JSONDecodeError:
         return Extracted(text, "text", note="The body is labelled JSON but is not valid JSON; shown as sent.")
     except RecursionError:  # deeper than Python's parser follows: the text is still the page
         return Extracted(text, "text", note="The JSON is nested too deeply to lay out; shown as sent.")
+
+
+def _path(url: str) -> str:
+    return url.split("?", 1)[0].split("#", 1)[0].lower()
 
 
 def _is_pdf(body: bytes) -> bool:
@@ -120,7 +129,7 @@ def _route(body: bytes, content_type: str, url: str, raw: bool) -> tuple[str, st
         return "feed", kind
     if kind == "application/pdf":
         return "pdf", kind
-    if _is_json(kind):
+    if _is_json(kind) or (kind == "text/plain" and _path(url).endswith(".ipynb")):  # raw notebooks come as text
         return "json", kind
     return ("text" if _is_text(kind) else "none"), kind
 
