@@ -57,6 +57,14 @@ async def test_a_stale_json_ld_price_is_reported(site: Site, tmp_path: Path) -> 
     assert result.fields["name"].verified  # the rest of the markup is on the page
 
 
+async def test_a_json_ld_block_nested_past_the_parsers_depth_is_skipped(site: Site, tmp_path: Path) -> None:
+    bomb = '<script type="application/ld+json">' + "[" * 200_000 + "</script>"
+    html = product_page(PRODUCT, "agreeing").replace("<head>", "<head>" + bomb, 1)
+    assert bomb in html
+    result = await weblens.extract(site.page("/p", html), schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path))
+    assert result.data["price"] == 1309 and result.fields["price"].source == "json-ld"
+
+
 async def test_tables_and_definition_lists(site: Site, tmp_path: Path) -> None:
     url = site.page("/p", product_page(PRODUCT, "tables_prose"))
     result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path))

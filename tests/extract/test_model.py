@@ -97,6 +97,15 @@ async def test_malformed_json_twice_is_reported_not_raised(site: Site, tmp_path:
     assert "did not fit the schema (not valid JSON" in (result.hint or "")
 
 
+async def test_json_nested_past_the_parsers_depth_is_reported_not_raised(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "visible_only"))
+    with ScriptedLLM(responder=answering("[" * 100_000)) as model:
+        result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path, model.base_url))
+        sent = model.sent
+    assert len(sent) == 2 and result.data == {}
+    assert "did not fit the schema (not valid JSON" in (result.hint or "")
+
+
 async def test_a_server_without_structured_output_gets_a_forced_tool_call(site: Site, tmp_path: Path) -> None:
     url = site.page("/p", product_page(PRODUCT, "visible_only"))
     with ScriptedLLM(responder=answering(RIGHT), unsupported=["response_format"]) as model:

@@ -57,8 +57,8 @@ def _json_ld(tree: lxml_html.HtmlElement) -> Iterator[Candidate]:
         text = (script.text or "")[:MAX_SCRIPT_CHARS]
         try:
             data = json.loads(text, strict=False)
-        except ValueError:
-            continue  # a broken block is the page's problem; the rest still counts
+        except (ValueError, RecursionError):
+            continue  # a broken (or absurdly nested) block is the page's problem; the rest still counts
         yield from _walk_json(data, (), 0)
 
 

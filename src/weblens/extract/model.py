@@ -131,6 +131,6 @@ async def _call(model: ChatModel, messages: list[dict[str, Any]], options: dict[
 def _read(turn: ModelTurn, schema: dict[str, Any]) -> tuple[Any, str | None]:
     try:
         answer = _parse(turn)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, RecursionError) as exc:  # nested past the parser's depth: as unusable
         return None, f"not valid JSON: {exc}"
     return answer, _problem(answer, schema)
