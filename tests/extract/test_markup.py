@@ -9,6 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 import weblens
+from weblens.errors import ToolValidationError
 from weblens.extract import page_text
 from weblens.runtime import Runtime
 from weblens.testing.extract_pages import PRODUCT_SCHEMA, product_page, products
@@ -126,6 +127,8 @@ async def test_a_pydantic_model_gives_its_instance(site: Site, tmp_path: Path) -
         ({"type": "string"}, 'must be an object with "properties"'),
         ({"type": "object", "properties": {f"f{i}": {"type": "string", "description": "x" * 400} for i in range(60)}},
          "too large"),
+        ({"type": "object", "properties": {"maker": {"$ref": "#/$defs/Maker"}}}, "$ref '#/$defs/Maker'"),
+        ({"type": "object", "properties": {"maker": {"$ref": "http://127.0.0.1:9/maker.json"}}}, "own $defs"),
     ],
 )
 async def test_a_bad_schema_is_a_validation_error_naming_the_problem(
@@ -137,6 +140,17 @@ async def test_a_bad_schema_is_a_validation_error_naming_the_problem(
     assert result.error is not None and result.error.code == "validation_error"
     assert says in result.error.message
     assert not site.server.requests  # refused before anything was fetched
+
+
+async def test_a_deeply_nested_schema_from_python_is_a_validation_error(site: Site, tmp_path: Path) -> None:
+    tags: dict[str, object] = {"type": "string"}
+    for _ in range(300):  # small enough for the size limit, deep enough to exhaust the validator's recursion
+        tags = {"type": "array", "items": tags}
+    url = site.page("/p", product_page(PRODUCT, "agreeing"))
+    schema = {"type": "object", "properties": {"tags": tags}}
+    with pytest.raises(ToolValidationError, match="nested too deeply"):
+        await weblens.extract(url, schema=schema, settings=site.settings(tmp_path))
+    assert not site.server.requests
 
 
 async def test_many_urls_one_failing_is_an_error_in_its_slot(site: Site, tmp_path: Path) -> None:

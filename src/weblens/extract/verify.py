@@ -116,7 +116,7 @@ def _scalar_evidence(page: PageText, field: FieldSpec, value: Any) -> Evidence |
         return page.number(Decimal(str(value)))
     if not isinstance(value, str):
         return None
-    if field.schema.get("format") in ("date", "date-time") or re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", value.strip()):
+    if field.format in ("date", "date-time") or re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", value.strip()):
         day = parse_date(value)
         if day is not None:
             return page.date(day)
