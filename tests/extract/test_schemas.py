@@ -79,3 +79,22 @@ async def test_draft_07_definitions_and_a_recursive_model(site: Site, tmp_path: 
             result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path, model.base_url))
         assert result.data == answer
         assert result.schema_errors == [] and result.hint is None
+
+
+async def test_nested_values_are_checked_part_by_part(site: Site, tmp_path: Path) -> None:
+    url = site.page("/shop", SHOP)
+    invented = {**ANSWER, "address": {"city": "Berlin", "country": "Austria"},
+                "founders": [{"name": "Ada Byron", "role": "engineer"}, {"name": "Grace Hopper"}]}  # fmt: skip
+    for answer, shown in ((ANSWER, True), (invented, False)):
+        with ScriptedLLM(responder=answering(answer)) as model:
+            settings = site.settings(tmp_path, model.base_url)
+            result = await weblens.extract(url, schema=Shop, settings=settings)
+            strict = await weblens.extract(url, schema=Shop, settings=settings, strict=True)
+        for name in ("address", "founders"):
+            assert result.fields[name].verified is shown
+            assert (name in strict.data) is shown
+        if shown:
+            quotes = [e.quote for e in result.fields["founders"].evidence]
+            assert quotes == ["Ada Byron", "engineer", "Karl Benz"]  # every stated part, with its own quote
+        else:
+            assert "possibly invented" in (result.fields["address"].note or "")

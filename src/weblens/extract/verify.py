@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from weblens.extract.fields import FieldSpec, words_of
+from weblens.extract.fields import MAX_DEPTH, FieldSpec, words_of
 from weblens.extract.numbers import find_dates, find_numbers, parse_date
 
 __all__ = ["Evidence", "PageText", "find_evidence"]
@@ -128,13 +128,22 @@ def _scalar_evidence(page: PageText, field: FieldSpec, value: Any) -> Evidence |
     return found
 
 
-def find_evidence(page: PageText, field: FieldSpec, value: Any) -> list[Evidence] | None:
-    """The evidence for each of the value's parts (one for a scalar), or None when any is not on the page."""
-    parts = value if isinstance(value, list) else [value]
-    found = []
-    for part in parts:
-        evidence = _scalar_evidence(page, field, part)
+def find_evidence(page: PageText, field: FieldSpec, value: Any, depth: int = 0) -> list[Evidence] | None:
+    """The evidence for each of the value's parts (one for a scalar; every item of a list and every stated
+    property of an object, named for itself), or None when any is not on the page."""
+    if isinstance(value, dict):
+        parts = [(FieldSpec(name=key, schema={}, types=()), part) for key, part in value.items() if part is not None]
+    elif isinstance(value, list):
+        parts = [(field, part) for part in value]
+    else:
+        scalar = _scalar_evidence(page, field, value)
+        return None if scalar is None else [scalar]
+    if depth >= MAX_DEPTH or (isinstance(value, dict) and not parts):
+        return None
+    found: list[Evidence] = []
+    for spec, part in parts:
+        evidence = find_evidence(page, spec, part, depth + 1)
         if evidence is None:
             return None
-        found.append(evidence)
+        found.extend(evidence)
     return found
