@@ -10,8 +10,10 @@ import weblens
 from weblens.extract.fields import fields_of
 from weblens.extract.numbers import parse_number
 from weblens.extract.verify import PageText, find_evidence
+from weblens.testing.llm import ScriptedLLM
 
 from .conftest import Site
+from .test_model import answering
 
 SCHEMA = {"type": "object", "properties": {
     "price": {"type": "number"}, "released": {"type": "string", "format": "date"},
@@ -68,3 +70,35 @@ async def test_text_a_reader_cannot_see_does_not_verify(site: Site, tmp_path: Pa
     result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path))
     assert result.fields["name"].verified
     assert result.fields["price"].value == 89 and not result.fields["price"].verified
+
+
+WORLD = """<html><body><h1>Lakeside e-bike</h1>
+<p>Price in India: ₹1,29,999</p><p>Annual revenue: $1.2 million, 3.5万 users</p><p>Spring sale: 15% off</p>
+<p>Tested down to −5 °C.</p><p>发布日期：2026年3月14日</p><p>Erscheinungsdatum: 14. März 2026</p>
+<p>Disponible le 2 avril 2026</p><p>Actualizado: 5 de mayo de 2026</p><p>Updated 2026/04/01</p></body></html>"""
+WORLD_SCHEMA = {"type": "object", "properties": {
+    "price_inr": {"type": "integer"}, "revenue": {"type": "number"}, "users": {"type": "integer"},
+    "discount": {"type": "number", "description": "as a fraction"}, "lowest_temperature": {"type": "number"},
+    **{name: {"type": "string", "format": "date"} for name in ("published", "de_date", "fr_date", "es_date",
+                                                               "updated")},
+}}  # fmt: skip
+WORLD_RIGHT = {"price_inr": 129999, "revenue": 1_200_000, "users": 35_000, "discount": 0.15, "lowest_temperature": -5,
+               "published": "2026-03-14", "de_date": "2026-03-14", "fr_date": "2026-04-02", "es_date": "2026-05-05",
+               "updated": "2026-04-01"}  # fmt: skip
+WORLD_WRONG = {"price_inr": 139999, "revenue": 1_300_000, "users": 36_000, "discount": 0.25, "lowest_temperature": -6,
+               "published": "2026-03-15", "de_date": "2026-03-15", "fr_date": "2026-04-03", "es_date": "2026-05-06",
+               "updated": "2026-04-09"}  # fmt: skip
+
+
+@pytest.mark.parametrize(("answer", "shown"), [(WORLD_RIGHT, True), (WORLD_WRONG, False)])
+async def test_numbers_and_dates_as_pages_around_the_world_write_them(
+    site: Site, tmp_path: Path, answer: dict[str, object], shown: bool
+) -> None:
+    url = site.page("/bike", WORLD)
+    with ScriptedLLM(responder=answering(answer)) as model:
+        result = await weblens.extract(url, schema=WORLD_SCHEMA, settings=site.settings(tmp_path, model.base_url))
+    assert result.data == answer
+    assert {name: field.verified for name, field in result.fields.items()} == dict.fromkeys(answer, shown)
+    if shown:
+        assert [result.fields[name].evidence[0].quote for name in ("revenue", "users", "discount", "published")] == [
+            "1.2 million", "3.5万", "15%", "2026年3月14日"]  # fmt: skip
