@@ -80,10 +80,11 @@ class SlotError(BaseModel):
 
 
 def _main_item(fields: list[FieldSpec], candidates: list[Candidate]) -> str | None:
-    """The item type that answers most of the schema's fields (`Product`, not the `Organization` beside it)."""
+    """The item type that answers most of the schema's fields (`Product`, not the `Organization` beside it);
+    of types answering as many, the first the page declares (a set here made the choice differ run to run)."""
     answers: Counter[str] = Counter()
     for field in fields:
-        answers.update({c.path[0] for c in candidates if len(c.path) > 1 and matches(field, c)})
+        answers.update(dict.fromkeys((c.path[0] for c in candidates if len(c.path) > 1 and matches(field, c)), 1))
     return answers.most_common(1)[0][0] if answers else None
 
 
