@@ -106,6 +106,16 @@ async def test_json_nested_past_the_parsers_depth_is_reported_not_raised(site: S
     assert "did not fit the schema (not valid JSON" in (result.hint or "")
 
 
+async def test_a_failing_model_leaves_the_markups_values(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "agreeing"))  # all but `weight` from JSON-LD, shown on the page
+    with ScriptedLLM([Turn(status=401, error="invalid api key")] * 3) as model:
+        result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path, model.base_url))
+    assert result.data["price"] == 1309 and result.fields["price"].verified
+    assert result.missing == ["weight"] and result.model is None
+    assert "the model could not be asked (not_configured: " in (result.hint or "")
+    assert "refused the credentials" in (result.hint or "")
+
+
 async def test_a_server_without_structured_output_gets_a_forced_tool_call(site: Site, tmp_path: Path) -> None:
     url = site.page("/p", product_page(PRODUCT, "visible_only"))
     with ScriptedLLM(responder=answering(RIGHT), unsupported=["response_format"]) as model:

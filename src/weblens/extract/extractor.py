@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from weblens.errors import NotConfiguredError, ToolTimeoutError, ToolValidationError, WeblensError
 from weblens.extract.fields import FieldSpec, coerce, fields_of, matches
 from weblens.extract.markup import Candidate, read_html
-from weblens.extract.model import ask_model
+from weblens.extract.model import ModelAnswer, ask_model
 from weblens.extract.verify import Evidence, PageText, find_evidence
 from weblens.fetch.document import Document
 from weblens.fetch.fetcher import Fetcher
@@ -181,8 +181,11 @@ async def extract_page(
             functools.partial(read_page, text_doc, False, start_index=0, max_length=None, default_length=len(visible),
                               query=_query(ask), max_tokens=token_budget, query_tokens=token_budget, counter=counter)
         )  # fmt: skip
-        answer = await ask_model(model, ask, passages.content, instructions)
-        extraction.model = answer.mode
+        try:
+            answer = await ask_model(model, ask, passages.content, instructions)
+        except WeblensError as exc:  # the markup's values stand, as with no model at all
+            answer = ModelAnswer(problems=[f"the model could not be asked ({exc.code}: {exc.message})"])
+        extraction.model = answer.mode or None
         extraction.model_tokens = counter.count(passages.content)
         for spec in ask:
             value = answer.values.get(spec.name)
