@@ -120,6 +120,14 @@ async def test_a_pydantic_model_gives_its_instance(site: Site, tmp_path: Path) -
     assert result.instance == Item(name=PRODUCT.name, price=1309, currency="USD")
 
 
+async def test_fields_without_a_type_take_the_markups_values(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "agreeing"))
+    schema = {"type": "object", "properties": {"name": {"description": "the product's name"}, "sku": {}}}
+    result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path))
+    assert result.data == {"name": PRODUCT.name, "sku": PRODUCT.sku}
+    assert result.fields["sku"].verified
+
+
 @pytest.mark.parametrize(
     ("schema", "says"),
     [

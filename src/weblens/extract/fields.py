@@ -120,7 +120,9 @@ def _types(schema: dict[str, Any], defs: dict[str, Any]) -> tuple[str, ...]:
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list):
             return tuple(t for sub in schema[key] if isinstance(sub, dict) for t in _types(_view(sub, defs), defs))
-    return ("object",)
+    if "properties" in schema or "additionalProperties" in schema:
+        return ("object",)
+    return ("array",) if "items" in schema else ()  # no type at all: any value (`fields_of` reads it as text)
 
 
 def _view(schema: Any, defs: dict[str, Any]) -> dict[str, Any]:
