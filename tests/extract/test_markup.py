@@ -128,6 +128,14 @@ async def test_fields_without_a_type_take_the_markups_values(site: Site, tmp_pat
     assert result.fields["sku"].verified
 
 
+async def test_an_enum_of_snake_case_members_is_verified_by_the_words_shown(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "agreeing"))  # JSON-LD `schema.org/OutOfStock`, shown "Out of stock"
+    schema = {"type": "object", "properties": {"availability": {"enum": ["in_stock", "out_of_stock"]}}}
+    result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path), strict=True)
+    assert result.data == {"availability": "out_of_stock"}
+    assert result.fields["availability"].evidence[0].quote == "Out of stock"
+
+
 @pytest.mark.parametrize(
     ("schema", "says"),
     [

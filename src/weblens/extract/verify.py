@@ -25,7 +25,7 @@ __all__ = ["Evidence", "PageText", "find_evidence"]
 LONG_STRING_WORDS = 8
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"[^.!?\n|]+")
-_CAMEL_TOKEN = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+")
+_NAME_TOKEN = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+|[A-Za-z]+(?:_[A-Za-z]+)+")  # InStock, in_stock
 _DOLLAR = ("$",)
 _CURRENCY_SIGNS: dict[str, tuple[str, ...]] = {
     "USD": ("US$", *_DOLLAR), "CAD": ("C$", "CA$", *_DOLLAR), "AUD": ("A$", "AU$", *_DOLLAR),
@@ -121,8 +121,8 @@ def _scalar_evidence(page: PageText, field: FieldSpec, value: Any) -> Evidence |
         if day is not None:
             return page.date(day)
     found = page.phrase([w.casefold() for w in _WORD.findall(value)])
-    if found is None and _CAMEL_TOKEN.fullmatch(value):
-        found = page.phrase(words_of(value))  # `InStock` is shown as "in stock"
+    if found is None and _NAME_TOKEN.fullmatch(value):
+        found = page.phrase(words_of(value))  # `InStock` and `in_stock` are shown as "in stock"
     if found is None and value in _CURRENCY_SIGNS:
         found = page.sign(_CURRENCY_SIGNS[value])  # `USD` is shown as "$"
     return found
