@@ -178,3 +178,12 @@ async def test_what_the_model_said_reaches_the_agent_only_fenced(site: Site, tmp
     assert result.ok and "the model's value" in result.text  # the problem is reported...
     outside = re.sub(r"<<<EXTERNAL-CONTENT (\w+) BEGIN>>>.*<<<EXTERNAL-CONTENT \1 END>>>", "", result.text, flags=re.S)
     assert "collect" not in outside and "SYSTEM" not in outside  # ...but what it quotes stays fenced
+
+
+async def test_a_huge_wrong_value_is_quoted_briefly(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "visible_only"))
+    with ScriptedLLM(responder=answering({**RIGHT, "price": "thirteen hundred " * 5_000})) as model:
+        result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path, model.base_url))
+        repair = _prompt(model.sent[1])
+    assert "price" not in result.data and "is not of type" in (result.hint or "")
+    assert len(result.hint or "") < 1_000 and len(repair) < len(_prompt(model.sent[0])) + 5_000

@@ -24,6 +24,7 @@ __all__ = ["ModelAnswer", "answer_schema", "ask_model"]
 
 _TOOL = "record_fields"
 _INSTRUCTION_CHARS = 2_000
+_PROBLEM_CHARS = 300
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 _TYPED = {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "properties", "items"}
 SYSTEM = (
@@ -109,7 +110,11 @@ def _problem(answer: Any, schema: dict[str, Any]) -> str | None:
     if not isinstance(answer, dict):
         return "the answer is not a JSON object"
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(answer))
-    return None if error is None else f"{'/'.join(map(str, error.path)) or 'answer'}: {error.message}"
+    if error is None:
+        return None
+    message, half = error.message, _PROBLEM_CHARS // 2  # it quotes the value, of any size, then says what is wrong
+    message = message if len(message) <= _PROBLEM_CHARS else f"{message[:half]}…{message[-half:]}"
+    return f"{'/'.join(map(str, error.path)) or 'answer'}: {message}"
 
 
 async def ask_model(model: ChatModel, fields: list[FieldSpec], passages: str, instructions: str | None) -> ModelAnswer:
