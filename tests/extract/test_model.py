@@ -135,6 +135,16 @@ async def test_nor_tool_calls_then_json_in_text(site: Site, tmp_path: Path) -> N
     assert result.model == "text" and result.data["price"] == 1309
 
 
+async def test_json_the_model_talks_around_is_read(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "visible_only"))
+    chatty = f"Sure! Here is the data:\n```json\n{json.dumps(RIGHT)}\n```\nLet me know if you need more."
+    with ScriptedLLM(responder=answering(chatty), unsupported=["response_format", "tool_choice"]) as model:
+        result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path, model.base_url))
+        sent = model.sent
+    assert len(sent) == 3  # structured output and the tool call refused, then one answer: no repair round
+    assert result.model == "text" and result.data["price"] == 1309 and result.fields["price"].verified
+
+
 async def test_a_model_that_ignores_the_schema(site: Site, tmp_path: Path) -> None:
     url = site.page("/p", product_page(PRODUCT, "visible_only"))
     ignored = {"title": PRODUCT.name, "price": "about thirteen hundred", "availability": "maybe"}

@@ -102,8 +102,15 @@ def _field_problem(field: FieldSpec, value: Any) -> str | None:
 
 
 def _parse(turn: ModelTurn) -> Any:
+    """The JSON the model answered: the whole text, or (a model that talks around it) the object it holds."""
     text = turn.tool_calls[0].arguments if turn.tool_calls else turn.text
-    return json.loads(_FENCE.sub("", text.strip()))
+    try:
+        return json.loads(_FENCE.sub("", text.strip()))
+    except ValueError:
+        start = text.find("{")
+        if start < 0:
+            raise
+        return json.JSONDecoder().raw_decode(text, start)[0]  # "Here is the data: ```json {...} ``` Hope it helps"
 
 
 def _problem(answer: Any, schema: dict[str, Any]) -> str | None:
