@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,14 @@ async def test_numbers_and_dates_as_pages_around_the_world_write_them(
     if shown:
         assert [result.fields[name].evidence[0].quote for name in ("revenue", "users", "discount", "published")] == [
             "1.2 million", "3.5万", "15%", "2026年3月14日"]  # fmt: skip
+
+
+async def test_a_page_repeating_a_long_values_words_does_not_stall_the_check(site: Site, tmp_path: Path) -> None:
+    value = "the a " * 800 + "b"  # nearly on the page, 1,601 words: each of 50,000 starts matches far before failing
+    html = (f'<html><head><script type="application/ld+json">{json.dumps({"@type": "Product", "description": value})}'
+            f"</script></head><body><p>{'the a ' * 50_000}</p></body></html>")  # fmt: skip
+    url = site.page("/echo", html)
+    schema = {"type": "object", "properties": {"description": {"type": "string"}}}
+    # the check runs on the event loop: unbounded, it held it for ~40 s; bounded, well under a second
+    result = await asyncio.wait_for(weblens.extract(url, schema=schema, settings=site.settings(tmp_path)), 15)
+    assert result.data["description"].endswith("the a b") and not result.fields["description"].verified

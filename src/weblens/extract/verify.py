@@ -8,7 +8,10 @@ enums and booleans only where a sentence carries the value's (or the field's) wo
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import functools
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -23,6 +26,7 @@ from weblens.extract.numbers import find_dates, find_numbers, parse_date
 __all__ = ["Evidence", "PageText", "find_evidence"]
 
 LONG_STRING_WORDS = 8
+PHRASE_STEPS = 200_000
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"[^.!?\n|]+")
 _NAME_TOKEN = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+|[A-Za-z]+(?:_[A-Za-z]+)+")  # InStock, in_stock
@@ -55,24 +59,39 @@ class PageText:
         self.at: dict[str, list[int]] = defaultdict(list)
         for index, (word, _, _) in enumerate(self.words):
             self.at[word].append(index)
+        self._joined = " ".join(word for word, _, _ in self.words)
+        self._starts = list(itertools.accumulate((len(word) + 1 for word, _, _ in self.words[:-1]), initial=0))
+        """Where each word starts in `_joined`."""
 
     def evidence(self, start: int, end: int) -> Evidence:
         return Evidence(quote=self.text[start:end], start=start, end=end)
 
     def phrase(self, words: Sequence[str]) -> Evidence | None:
-        """Where `words` appear, consecutively (or, for a long phrase, in order within a little slack)."""
+        """Where `words` appear, consecutively (or, for a long phrase, in order within a little slack).
+
+        The consecutive words are looked for in one pass over the page's words; the loose match stops
+        after `PHRASE_STEPS` comparisons, as a page repeating a long value's words would take minutes."""
         if not words:
             return None
-        slack = len(words) // 2 + 2 if len(words) >= LONG_STRING_WORDS else 0
+        exact = re.search(rf"(?<!\S){re.escape(' '.join(words))}(?!\S)", self._joined)
+        if exact is not None:
+            first = bisect.bisect_left(self._starts, exact.start())
+            return self.evidence(self.words[first][1], self.words[first + len(words) - 1][2])
+        if len(words) < LONG_STRING_WORDS:
+            return None
+        slack, steps = len(words) // 2 + 2, 0
         for first in self.at.get(words[0], ()):
             position = first
             for word in words[1:]:
-                position = next((i for i in range(position + 1, min(position + 2 + slack, len(self.words)))
-                                 if self.words[i][0] == word), -1)  # fmt: skip
+                window = range(position + 1, min(position + 2 + slack, len(self.words)))
+                steps += len(window)
+                position = next((i for i in window if self.words[i][0] == word), -1)
                 if position < 0:
                     break
             else:
                 return self.evidence(self.words[first][1], self.words[position][2])
+            if steps > PHRASE_STEPS:
+                return None
         return None
 
     def sign(self, signs: Sequence[str]) -> Evidence | None:
@@ -82,17 +101,30 @@ class PageText:
                 return self.evidence(at, at + len(sign))
         return None
 
-    def number(self, value: Decimal) -> Evidence | None:
+    @functools.cached_property
+    def _numbers(self) -> dict[Decimal, tuple[int, int]]:
+        """Each number the page writes, what it may mean -> where it is first written: read once, not per value."""
+        found: dict[Decimal, tuple[int, int]] = {}
         for start, end, meanings in find_numbers(self.text):
-            if value in meanings:
-                return self.evidence(start, end)
-        return None
+            for meaning in meanings:
+                found.setdefault(meaning, (start, end))
+        return found
+
+    @functools.cached_property
+    def _dates(self) -> dict[dt.date, tuple[int, int]]:
+        found: dict[dt.date, tuple[int, int]] = {}
+        for start, end, days in find_dates(self.text):
+            for day in days:
+                found.setdefault(day, (start, end))
+        return found
+
+    def number(self, value: Decimal) -> Evidence | None:
+        where = self._numbers.get(value)
+        return None if where is None else self.evidence(*where)
 
     def date(self, value: dt.date) -> Evidence | None:
-        for start, end, days in find_dates(self.text):
-            if value in days:
-                return self.evidence(start, end)
-        return None
+        where = self._dates.get(value)
+        return None if where is None else self.evidence(*where)
 
     def sentence_with(self, words: Sequence[str]) -> tuple[Evidence, bool] | None:
         """The first sentence holding all of `words`, and whether it negates them."""
