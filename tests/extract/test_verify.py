@@ -115,3 +115,16 @@ async def test_a_page_repeating_a_long_values_words_does_not_stall_the_check(sit
     # the check runs on the event loop: unbounded, it held it for ~40 s; bounded, well under a second
     result = await asyncio.wait_for(weblens.extract(url, schema=schema, settings=site.settings(tmp_path)), 15)
     assert result.data["description"].endswith("the a b") and not result.fields["description"].verified
+
+
+SOFT = """<html><head><script type="application/ld+json">{"@type": "Product", "name": "Kaffeemaschine Deluxe"}</script>
+</head><body><h1>Kaffee&shy;maschine Deluxe</h1><p>Marke: <span itemscope itemtype="https://schema.org/Brand">
+<span itemprop="brand">Kaffee&shy;werk&#8203;</span></span></p></body></html>"""
+
+
+async def test_soft_hyphens_and_zero_width_spaces_inside_words(site: Site, tmp_path: Path) -> None:
+    url = site.page("/de", SOFT)
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "brand": {"type": "string"}}}
+    result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path), strict=True)
+    assert result.data == {"name": "Kaffeemaschine Deluxe", "brand": "Kaffeewerk"}
+    assert result.fields["name"].evidence[0].quote == "Kaffeemaschine Deluxe"

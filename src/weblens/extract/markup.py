@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from lxml import html as lxml_html  # type: ignore[import-untyped]
 
-from weblens.extract.visible import visible_text
+from weblens.extract.visible import INVISIBLE, visible_text
 from weblens.fetch.html import parse_html
 
 __all__ = ["Candidate", "MarkupSource", "page_text", "read_html", "read_markup"]
@@ -47,7 +47,7 @@ def _bare(name: str) -> str:
 
 
 def _clip(text: str) -> str:
-    return " ".join(text.split())[:MAX_VALUE_CHARS]
+    return " ".join(text.translate(INVISIBLE).split())[:MAX_VALUE_CHARS]
 
 
 def _json_ld(tree: lxml_html.HtmlElement) -> Iterator[Candidate]:

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from weblens.extract.fields import MAX_DEPTH, FieldSpec, words_of
 from weblens.extract.numbers import find_dates, find_numbers, parse_date
+from weblens.extract.visible import INVISIBLE
 
 __all__ = ["Evidence", "PageText", "find_evidence"]
 
@@ -152,7 +153,7 @@ def _scalar_evidence(page: PageText, field: FieldSpec, value: Any) -> Evidence |
         day = parse_date(value)
         if day is not None:
             return page.date(day)
-    found = page.phrase([w.casefold() for w in _WORD.findall(value)])
+    found = page.phrase([w.casefold() for w in _WORD.findall(value.translate(INVISIBLE))])
     if found is None and _NAME_TOKEN.fullmatch(value):
         found = page.phrase(words_of(value))  # `InStock` and `in_stock` are shown as "in stock"
     if found is None and value in _CURRENCY_SIGNS:
