@@ -99,7 +99,7 @@ async def test_microdata_rdfa_and_opengraph(site: Site, tmp_path: Path) -> None:
     got = {name: (field.value, field.source, field.verified) for name, field in result.fields.items()}
     assert got == {
         "title": ("Lantern festival on the quay", "microdata", True),
-        "start_date": ("2026-03-14T18:00", "microdata", True),  # "14 March 2026" on the page
+        "start_date": ("2026-03-14", "microdata", True),  # `2026-03-14T18:00` in markup, "14 March 2026" shown
         "venue": ("Pier Four", "microdata", True),
         "price": (12.5, "rdfa", True),  # written 12,50
         "currency": ("EUR", "rdfa", True),

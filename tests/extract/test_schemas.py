@@ -3,6 +3,7 @@ draft-07 `definitions`; recursive models. The scripted model answers over real H
 
 from __future__ import annotations
 
+import datetime
 import enum
 from pathlib import Path
 from typing import Any
@@ -98,3 +99,29 @@ async def test_nested_values_are_checked_part_by_part(site: Site, tmp_path: Path
             assert quotes == ["Ada Byron", "engineer", "Karl Benz"]  # every stated part, with its own quote
         else:
             assert "possibly invented" in (result.fields["address"].note or "")
+
+
+class Article(BaseModel):
+    headline: str
+    published: datetime.date
+
+
+NEWS = """<html><head><script type="application/ld+json">{"@type": "NewsArticle", "headline": "Harbour reopens",
+"datePublished": "2026-03-14T09:30:00+01:00"}</script></head><body><h1>Harbour reopens</h1>
+<p>Published March 14, 2026, 09:30</p></body></html>"""
+
+
+async def test_a_date_field_gets_the_day_of_a_date_time_and_a_model_instance(site: Site, tmp_path: Path) -> None:
+    url = site.page("/news", NEWS)
+    result = await weblens.extract(url, schema=Article, settings=site.settings(tmp_path))
+    assert result.instance == Article(headline="Harbour reopens", published=datetime.date(2026, 3, 14))
+    assert result.fields["published"].verified
+
+
+async def test_why_the_data_is_no_instance_of_the_model_is_said(site: Site, tmp_path: Path) -> None:
+    url = site.page("/news", NEWS.replace("datePublished", "dateCreated"))
+    with ScriptedLLM(responder=answering({"published": "March 14, 2026"})) as model:
+        result = await weblens.extract(url, schema=Article, settings=site.settings(tmp_path, model.base_url))
+    assert result.data["published"] == "March 14, 2026" and result.fields["published"].verified
+    assert result.instance is None
+    assert result.schema_errors and result.schema_errors[0].startswith("published: ")

@@ -63,6 +63,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
 _CARRIERS = {"name", "value", "amount", "text"}
 """A leaf that only carries its parent's value (`author.name`, `price:amount`)."""
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_ISO_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}.*")
 
 
 def norm(name: str) -> str:
@@ -280,6 +281,8 @@ def _scalar(field: FieldSpec, value: Any) -> Any:
         return None
     if "string" in types:
         text = str(value)
+        if field.format == "date" and _ISO_DATE_TIME.fullmatch(text.strip()):
+            return text.strip()[:10]  # `datePublished` is mostly a date-time; the field asks for the day
         return text.rsplit("/", 1)[-1] if text.startswith(("http://schema.org/", "https://schema.org/")) else text
     return None
 
