@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,16 @@ async def test_many_urls_one_failing_is_an_error_in_its_slot(site: Site, tmp_pat
     assert slots[1]["data"]["price"] == 1309
     assert slots[2]["code"] == "blocked"
     assert result.brief.startswith("1/3 pages")
+
+
+async def test_a_bot_check_served_instead_of_the_page_is_blocked(site: Site, tmp_path: Path) -> None:
+    good = site.page("/p", product_page(PRODUCT, "agreeing"))
+    wall = site.page("/wall", (resources.files("weblens.testing") / "fixtures" / "page_bot_check.html").read_text())
+    async with Runtime.from_settings(site.settings(tmp_path)) as runtime:
+        result = await WebExtract(runtime).execute({"urls": [good, wall], "schema": PRODUCT_SCHEMA})
+    slots = result.data["results"]
+    assert slots[0]["data"]["price"] == 1309
+    assert slots[1]["code"] == "blocked" and "bot check" in slots[1]["message"]
 
 
 async def test_the_tool_tells_the_model_what_is_verified(site: Site, tmp_path: Path) -> None:

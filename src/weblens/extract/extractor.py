@@ -14,7 +14,7 @@ from typing import Any, Literal
 import jsonschema
 from pydantic import BaseModel, Field, PrivateAttr
 
-from weblens.errors import NotConfiguredError, ToolTimeoutError, ToolValidationError, WeblensError
+from weblens.errors import BlockedError, NotConfiguredError, ToolTimeoutError, ToolValidationError, WeblensError
 from weblens.extract.fields import FieldSpec, coerce, fields_of, matches
 from weblens.extract.markup import Candidate, read_html
 from weblens.extract.model import ModelAnswer, ask_model
@@ -111,8 +111,8 @@ def _from_markup(field: FieldSpec, candidates: list[Candidate], page: PageText, 
     return first
 
 
-async def _read(fetcher: Fetcher, raw: Document) -> tuple[list[Candidate], str]:
-    """(markup values, visible text) of a raw HTML document, read in a worker."""
+async def _read(fetcher: Fetcher, raw: Document) -> tuple[list[Candidate], str, str | None]:
+    """(markup values, visible text, the kind of wall it is) of a raw HTML document, read in a worker."""
     limit = fetcher.settings.fetch.extract_timeout
     try:
         return await fetcher.workers.run(functools.partial(read_html, raw.content), timeout=limit)
@@ -136,13 +136,17 @@ async def _page(fetcher: Fetcher, url: str) -> tuple[Document, list[Candidate], 
     raw, _ = await fetcher.document(url, raw=True)
     if not raw.content_type.startswith(("text/html", "application/xhtml")):
         return raw, [], raw.content
-    candidates, text = await _read(fetcher, raw)
+    candidates, text, wall = await _read(fetcher, raw)
     if _is_shell(raw, candidates, text):
         try:
-            rendered, _ = await fetcher.document(url, raw=True, render="always")
+            raw, _ = await fetcher.document(url, raw=True, render="always")
+            candidates, text, wall = await _read(fetcher, raw)
         except NotConfiguredError:
-            return raw, candidates, text  # no browser here: the plain read, as web_fetch's auto does
-        return rendered, *await _read(fetcher, rendered)
+            pass  # no browser here: the plain read, as web_fetch's auto does
+    if wall is not None:  # as web_fetch reports it: the site's check, not a page without the fields
+        what = "a bot check" if wall == "bot_challenge" else "a consent page"
+        raise BlockedError(f"the site answered with {what} instead of the page ({raw.final_url}); weblens cannot "
+                           "pass it", details={"reason": wall})  # fmt: skip
     return raw, candidates, text
 
 

@@ -17,7 +17,8 @@ from typing import Any, Literal
 from lxml import html as lxml_html  # type: ignore[import-untyped]
 
 from weblens.extract.visible import INVISIBLE, visible_text
-from weblens.fetch.html import parse_html
+from weblens.fetch.challenge import MAX_WALL_TEXT_CHARS
+from weblens.fetch.html import parse_html, wall_kind
 
 __all__ = ["Candidate", "MarkupSource", "page_text", "read_html", "read_markup"]
 
@@ -151,12 +152,14 @@ def _tables(tree: lxml_html.HtmlElement) -> Iterator[Candidate]:
                 yield Candidate("table", (term,), _clip(child.text_content()))
 
 
-def read_html(html: str) -> tuple[list[Candidate], str]:
-    """(every value the page declares, the text it shows), from one parse; CPU work, run in a worker."""
+def read_html(html: str) -> tuple[list[Candidate], str, str | None]:
+    """(every value the page declares, the text it shows, `bot_challenge`/`consent_wall` when the page is a
+    wall a site serves instead of the page, as `web_fetch` reads it); CPU work, run in a worker."""
     tree = parse_html(html)
     if tree is None:
-        return [], ""
-    return read_markup(tree), visible_text(tree)
+        return [], "", None
+    text = visible_text(tree)
+    return read_markup(tree), text, wall_kind(html) if len(text) <= MAX_WALL_TEXT_CHARS else None
 
 
 def page_text(html: str) -> str:
