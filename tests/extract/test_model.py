@@ -145,6 +145,15 @@ async def test_json_the_model_talks_around_is_read(site: Site, tmp_path: Path) -
     assert result.model == "text" and result.data["price"] == 1309 and result.fields["price"].verified
 
 
+async def test_infinity_from_the_model_is_no_value(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "visible_only"))
+    answer = json.dumps({**RIGHT, "price": None}).replace('"price": null', '"price": -Infinity')
+    with ScriptedLLM(responder=answering(answer)) as model:
+        result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path, model.base_url))
+    assert "price" not in result.data and result.data["sku"] == PRODUCT.sku
+    assert json.loads(json.dumps(result.model_dump()), parse_constant=lambda c: 1 / 0)  # strict JSON throughout
+
+
 async def test_a_model_that_ignores_the_schema(site: Site, tmp_path: Path) -> None:
     url = site.page("/p", product_page(PRODUCT, "visible_only"))
     ignored = {"title": PRODUCT.name, "price": "about thirteen hundred", "availability": "maybe"}

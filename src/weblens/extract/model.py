@@ -101,16 +101,20 @@ def _field_problem(field: FieldSpec, value: Any) -> str | None:
     return None if error is None else error.message
 
 
+_JSON = json.JSONDecoder(parse_constant=lambda _: None)
+"""NaN and Infinity, which Python's parser takes and JSON has not, read as null: no value stated."""
+
+
 def _parse(turn: ModelTurn) -> Any:
     """The JSON the model answered: the whole text, or (a model that talks around it) the object it holds."""
     text = turn.tool_calls[0].arguments if turn.tool_calls else turn.text
     try:
-        return json.loads(_FENCE.sub("", text.strip()))
+        return _JSON.decode(_FENCE.sub("", text.strip()))
     except ValueError:
         start = text.find("{")
         if start < 0:
             raise
-        return json.JSONDecoder().raw_decode(text, start)[0]  # "Here is the data: ```json {...} ``` Hope it helps"
+        return _JSON.raw_decode(text, start)[0]  # "Here is the data: ```json {...} ``` Hope it helps"
 
 
 def _problem(answer: Any, schema: dict[str, Any]) -> str | None:
