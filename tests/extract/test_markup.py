@@ -67,6 +67,13 @@ async def test_a_json_ld_block_nested_past_the_parsers_depth_is_skipped(site: Si
     assert result.data["price"] == 1309 and result.fields["price"].source == "json-ld"
 
 
+async def test_json_ld_nan_is_no_value(site: Site, tmp_path: Path) -> None:
+    html = """<html><head><script type="application/ld+json">{"@type": "Product", "name": "Lumen lamp",
+    "offers": {"price": NaN}}</script></head><body><h1>Lumen lamp</h1><p>Call us for a price.</p></body></html>"""
+    result = await weblens.extract(site.page("/p", html), schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path))
+    assert result.data == {"name": "Lumen lamp"} and "price" in result.missing
+
+
 async def test_tables_and_definition_lists(site: Site, tmp_path: Path) -> None:
     url = site.page("/p", product_page(PRODUCT, "tables_prose"))
     result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path))

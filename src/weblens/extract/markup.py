@@ -57,7 +57,7 @@ def _json_ld(tree: lxml_html.HtmlElement) -> Iterator[Candidate]:
             continue
         text = (script.text or "")[:MAX_SCRIPT_CHARS]
         try:
-            data = json.loads(text, strict=False)
+            data = json.loads(text, strict=False, parse_constant=lambda _: None)  # NaN, Infinity: no value
         except (ValueError, RecursionError):
             continue  # a broken (or absurdly nested) block is the page's problem; the rest still counts
         yield from _walk_json(data, (), 0)
