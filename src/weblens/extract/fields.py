@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
@@ -22,7 +23,7 @@ from weblens.extract.markup import Candidate
 from weblens.extract.numbers import parse_number
 
 __all__ = ["MAX_DEPTH", "MAX_FIELDS", "MAX_SCHEMA_CHARS", "FieldSpec", "coerce", "depth_of", "fields_of", "matches",
-           "norm"]  # fmt: skip
+           "norm", "schema_nodes"]  # fmt: skip
 
 MAX_SCHEMA_CHARS = 20_000
 MAX_FIELDS = 50
@@ -162,21 +163,27 @@ def depth_of(value: Any) -> int:
     return deepest
 
 
-def _check_refs(schema: dict[str, Any], defs: dict[str, Any]) -> None:
-    """Every `$ref` points into the schema's own `$defs`/`definitions`; others (remote, `#`) are refused."""
+def schema_nodes(schema: Any) -> Iterator[dict[str, Any]]:
+    """Every object in a schema, its data (`enum`, `const`, `default`, `examples`) left out; without recursion."""
     stack: list[Any] = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, list):
             stack.extend(node)
         elif isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and not (ref.startswith(("#/$defs/", "#/definitions/")) and _def_name(ref) in defs):
-                raise ToolValidationError(
-                    f"the schema's $ref {ref[:200]!r} does not point to one of its own $defs "
-                    "(only references into its $defs or definitions are supported)"
-                )
+            yield node
             stack.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
+
+
+def _check_refs(schema: dict[str, Any], defs: dict[str, Any]) -> None:
+    """Every `$ref` points into the schema's own `$defs`/`definitions`; others (remote, `#`) are refused."""
+    for node in schema_nodes(schema):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and not (ref.startswith(("#/$defs/", "#/definitions/")) and _def_name(ref) in defs):
+            raise ToolValidationError(
+                f"the schema's $ref {ref[:200]!r} does not point to one of its own $defs "
+                "(only references into its $defs or definitions are supported)"
+            )
 
 
 def _json_type(value: Any) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 from weblens.errors import UpstreamError
-from weblens.extract.fields import MAX_DEPTH, FieldSpec, depth_of
+from weblens.extract.fields import MAX_DEPTH, FieldSpec, depth_of, schema_nodes
 from weblens.llm import ChatModel, ModelTurn
 from weblens.schema import strict_schema
 
@@ -55,18 +55,12 @@ def _asked(spec: FieldSpec) -> dict[str, Any]:
 
 def _closable(schema: dict[str, Any]) -> bool:
     """Whether strict mode can take `schema`: every object in it names its properties and takes no others."""
-    stack: list[Any] = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-        elif isinstance(node, dict):
-            kind = node.get("type")
-            if (kind == "object" or (isinstance(kind, list) and "object" in kind)) and (
-                not node.get("properties") or node.get("additionalProperties") not in (None, False)
-            ):
-                return False
-            stack.extend(v for k, v in node.items() if k not in ("enum", "const", "default", "examples"))
+    for node in schema_nodes(schema):
+        kind = node.get("type")
+        if (kind == "object" or (isinstance(kind, list) and "object" in kind)) and (
+            not node.get("properties") or node.get("additionalProperties") not in (None, False)
+        ):
+            return False
     return True
 
 
