@@ -154,6 +154,14 @@ async def test_infinity_from_the_model_is_no_value(site: Site, tmp_path: Path) -
     assert json.loads(json.dumps(result.model_dump()), parse_constant=lambda c: 1 / 0)  # strict JSON throughout
 
 
+async def test_numbers_a_model_writes_as_text_are_read_as_numbers(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "visible_only"))
+    with ScriptedLLM(responder=answering({**RIGHT, "price": "USD 1,309.00"}), unsupported=["response_format"]) as model:
+        result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path, model.base_url))
+    assert result.data["price"] == 1309 and result.fields["price"].verified
+    assert result.fields["price"].evidence[0].quote == "1,309.00"
+
+
 async def test_a_model_that_ignores_the_schema(site: Site, tmp_path: Path) -> None:
     url = site.page("/p", product_page(PRODUCT, "visible_only"))
     ignored = {"title": PRODUCT.name, "price": "about thirteen hundred", "availability": "maybe"}

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 from weblens.errors import UpstreamError
-from weblens.extract.fields import MAX_DEPTH, FieldSpec, depth_of, schema_nodes
+from weblens.extract.fields import MAX_DEPTH, FieldSpec, coerce, depth_of, schema_nodes
 from weblens.llm import ChatModel, ModelTurn
 from weblens.schema import strict_schema
 
@@ -164,6 +164,9 @@ async def ask_model(model: ChatModel, fields: list[FieldSpec], passages: str, in
                 value = _stated(answer.get(spec.name))
                 if value is None:
                     continue
+                if isinstance(value, str) and _field_problem(spec, value) is not None:
+                    typed = coerce(spec, [value])  # "1,309.00" for a number, "yes" for a boolean: read as markup is
+                    value = typed if typed is not None and _field_problem(spec, typed) is None else value
                 if _field_problem(spec, value) is None:
                     result.values[spec.name] = value
                 else:
