@@ -36,3 +36,21 @@ async def test_extract_command(site: Site, tmp_path: Path) -> None:
     schema.write_text("{not json")
     bad = weblens("extract", good, "--schema", str(schema), env=env)
     assert bad.returncode == 2 and "validation_error: the schema file" in bad.stderr
+
+
+TIED = """<html><head><script type="application/ld+json">[{"@type": "Store", "name": "Harbour Store"},
+{"@type": "Brand", "name": "Nordic Kettles"}, {"@type": "Person", "name": "Ada Byron"},
+{"@type": "Place", "name": "Old Harbour"}, {"@type": "Event", "name": "Spring Sale"},
+{"@type": "Offer", "name": "Kettle deal"}]</script></head><body><p>Harbour Store, Nordic Kettles, Ada Byron,
+Old Harbour, Spring Sale, Kettle deal.</p></body></html>"""
+
+
+async def test_items_answering_alike_give_the_same_answer_every_run(site: Site, tmp_path: Path) -> None:
+    url = site.page("/tied", TIED)
+    schema = tmp_path / "name.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"name": {"type": "string"}}}))
+    env = {"WEBLENS_FETCH_ALLOWED_HOSTS": f"127.0.0.1:{site.server.port}", "WEBLENS_DATA_DIR": str(tmp_path),
+           "WEBLENS_CACHE_ENABLED": "false"}  # fmt: skip
+    names = {json.loads(weblens("extract", url, "--schema", str(schema), env={**env, "PYTHONHASHSEED": seed}).stdout)
+             ["name"] for seed in ("1", "2", "3", "4")}  # fmt: skip
+    assert names == {"Harbour Store"}  # the first item the page declares

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
 import weblens
+from weblens.errors import ToolValidationError
 from weblens.extract import page_text
 from weblens.runtime import Runtime
 from weblens.testing.extract_pages import PRODUCT_SCHEMA, product_page, products
@@ -57,6 +59,21 @@ async def test_a_stale_json_ld_price_is_reported(site: Site, tmp_path: Path) -> 
     assert result.fields["name"].verified  # the rest of the markup is on the page
 
 
+async def test_a_json_ld_block_nested_past_the_parsers_depth_is_skipped(site: Site, tmp_path: Path) -> None:
+    bomb = '<script type="application/ld+json">' + "[" * 200_000 + "</script>"
+    html = product_page(PRODUCT, "agreeing").replace("<head>", "<head>" + bomb, 1)
+    assert bomb in html
+    result = await weblens.extract(site.page("/p", html), schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path))
+    assert result.data["price"] == 1309 and result.fields["price"].source == "json-ld"
+
+
+async def test_json_ld_nan_is_no_value(site: Site, tmp_path: Path) -> None:
+    html = """<html><head><script type="application/ld+json">{"@type": "Product", "name": "Lumen lamp",
+    "offers": {"price": NaN}}</script></head><body><h1>Lumen lamp</h1><p>Call us for a price.</p></body></html>"""
+    result = await weblens.extract(site.page("/p", html), schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path))
+    assert result.data == {"name": "Lumen lamp"} and "price" in result.missing
+
+
 async def test_tables_and_definition_lists(site: Site, tmp_path: Path) -> None:
     url = site.page("/p", product_page(PRODUCT, "tables_prose"))
     result = await weblens.extract(url, schema=PRODUCT_SCHEMA, settings=site.settings(tmp_path))
@@ -90,7 +107,7 @@ async def test_microdata_rdfa_and_opengraph(site: Site, tmp_path: Path) -> None:
     got = {name: (field.value, field.source, field.verified) for name, field in result.fields.items()}
     assert got == {
         "title": ("Lantern festival on the quay", "microdata", True),
-        "start_date": ("2026-03-14T18:00", "microdata", True),  # "14 March 2026" on the page
+        "start_date": ("2026-03-14", "microdata", True),  # `2026-03-14T18:00` in markup, "14 March 2026" shown
         "venue": ("Pier Four", "microdata", True),
         "price": (12.5, "rdfa", True),  # written 12,50
         "currency": ("EUR", "rdfa", True),
@@ -111,6 +128,22 @@ async def test_a_pydantic_model_gives_its_instance(site: Site, tmp_path: Path) -
     assert result.instance == Item(name=PRODUCT.name, price=1309, currency="USD")
 
 
+async def test_fields_without_a_type_take_the_markups_values(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "agreeing"))
+    schema = {"type": "object", "properties": {"name": {"description": "the product's name"}, "sku": {}}}
+    result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path))
+    assert result.data == {"name": PRODUCT.name, "sku": PRODUCT.sku}
+    assert result.fields["sku"].verified
+
+
+async def test_an_enum_of_snake_case_members_is_verified_by_the_words_shown(site: Site, tmp_path: Path) -> None:
+    url = site.page("/p", product_page(PRODUCT, "agreeing"))  # JSON-LD `schema.org/OutOfStock`, shown "Out of stock"
+    schema = {"type": "object", "properties": {"availability": {"enum": ["in_stock", "out_of_stock"]}}}
+    result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path), strict=True)
+    assert result.data == {"availability": "out_of_stock"}
+    assert result.fields["availability"].evidence[0].quote == "Out of stock"
+
+
 @pytest.mark.parametrize(
     ("schema", "says"),
     [
@@ -118,6 +151,8 @@ async def test_a_pydantic_model_gives_its_instance(site: Site, tmp_path: Path) -
         ({"type": "string"}, 'must be an object with "properties"'),
         ({"type": "object", "properties": {f"f{i}": {"type": "string", "description": "x" * 400} for i in range(60)}},
          "too large"),
+        ({"type": "object", "properties": {"maker": {"$ref": "#/$defs/Maker"}}}, "$ref '#/$defs/Maker'"),
+        ({"type": "object", "properties": {"maker": {"$ref": "http://127.0.0.1:9/maker.json"}}}, "own $defs"),
     ],
 )
 async def test_a_bad_schema_is_a_validation_error_naming_the_problem(
@@ -129,6 +164,17 @@ async def test_a_bad_schema_is_a_validation_error_naming_the_problem(
     assert result.error is not None and result.error.code == "validation_error"
     assert says in result.error.message
     assert not site.server.requests  # refused before anything was fetched
+
+
+async def test_a_deeply_nested_schema_from_python_is_a_validation_error(site: Site, tmp_path: Path) -> None:
+    tags: dict[str, object] = {"type": "string"}
+    for _ in range(300):  # small enough for the size limit, deep enough to exhaust the validator's recursion
+        tags = {"type": "array", "items": tags}
+    url = site.page("/p", product_page(PRODUCT, "agreeing"))
+    schema = {"type": "object", "properties": {"tags": tags}}
+    with pytest.raises(ToolValidationError, match="nested too deeply"):
+        await weblens.extract(url, schema=schema, settings=site.settings(tmp_path))
+    assert not site.server.requests
 
 
 async def test_many_urls_one_failing_is_an_error_in_its_slot(site: Site, tmp_path: Path) -> None:
@@ -143,6 +189,16 @@ async def test_many_urls_one_failing_is_an_error_in_its_slot(site: Site, tmp_pat
     assert slots[1]["data"]["price"] == 1309
     assert slots[2]["code"] == "blocked"
     assert result.brief.startswith("1/3 pages")
+
+
+async def test_a_bot_check_served_instead_of_the_page_is_blocked(site: Site, tmp_path: Path) -> None:
+    good = site.page("/p", product_page(PRODUCT, "agreeing"))
+    wall = site.page("/wall", (resources.files("weblens.testing") / "fixtures" / "page_bot_check.html").read_text())
+    async with Runtime.from_settings(site.settings(tmp_path)) as runtime:
+        result = await WebExtract(runtime).execute({"urls": [good, wall], "schema": PRODUCT_SCHEMA})
+    slots = result.data["results"]
+    assert slots[0]["data"]["price"] == 1309
+    assert slots[1]["code"] == "blocked" and "bot check" in slots[1]["message"]
 
 
 async def test_the_tool_tells_the_model_what_is_verified(site: Site, tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -10,8 +12,10 @@ import weblens
 from weblens.extract.fields import fields_of
 from weblens.extract.numbers import parse_number
 from weblens.extract.verify import PageText, find_evidence
+from weblens.testing.llm import ScriptedLLM
 
 from .conftest import Site
+from .test_model import answering
 
 SCHEMA = {"type": "object", "properties": {
     "price": {"type": "number"}, "released": {"type": "string", "format": "date"},
@@ -68,3 +72,59 @@ async def test_text_a_reader_cannot_see_does_not_verify(site: Site, tmp_path: Pa
     result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path))
     assert result.fields["name"].verified
     assert result.fields["price"].value == 89 and not result.fields["price"].verified
+
+
+WORLD = """<html><body><h1>Lakeside e-bike</h1>
+<p>Price in India: ₹1,29,999</p><p>Annual revenue: $1.2 million, 3.5万 users</p><p>Spring sale: 15% off</p>
+<p>Tested down to −5 °C.</p><p>发布日期：2026年3月14日</p><p>Erscheinungsdatum: 14. März 2026</p>
+<p>Disponible le 2 avril 2026</p><p>Actualizado: 5 de mayo de 2026</p><p>Updated 2026/04/01</p></body></html>"""
+WORLD_SCHEMA = {"type": "object", "properties": {
+    "price_inr": {"type": "integer"}, "revenue": {"type": "number"}, "users": {"type": "integer"},
+    "discount": {"type": "number", "description": "as a fraction"}, "lowest_temperature": {"type": "number"},
+    **{name: {"type": "string", "format": "date"} for name in ("published", "de_date", "fr_date", "es_date",
+                                                               "updated")},
+}}  # fmt: skip
+WORLD_RIGHT = {"price_inr": 129999, "revenue": 1_200_000, "users": 35_000, "discount": 0.15, "lowest_temperature": -5,
+               "published": "2026-03-14", "de_date": "2026-03-14", "fr_date": "2026-04-02", "es_date": "2026-05-05",
+               "updated": "2026-04-01"}  # fmt: skip
+WORLD_WRONG = {"price_inr": 139999, "revenue": 1_300_000, "users": 36_000, "discount": 0.25, "lowest_temperature": -6,
+               "published": "2026-03-15", "de_date": "2026-03-15", "fr_date": "2026-04-03", "es_date": "2026-05-06",
+               "updated": "2026-04-09"}  # fmt: skip
+
+
+@pytest.mark.parametrize(("answer", "shown"), [(WORLD_RIGHT, True), (WORLD_WRONG, False)])
+async def test_numbers_and_dates_as_pages_around_the_world_write_them(
+    site: Site, tmp_path: Path, answer: dict[str, object], shown: bool
+) -> None:
+    url = site.page("/bike", WORLD)
+    with ScriptedLLM(responder=answering(answer)) as model:
+        result = await weblens.extract(url, schema=WORLD_SCHEMA, settings=site.settings(tmp_path, model.base_url))
+    assert result.data == answer
+    assert {name: field.verified for name, field in result.fields.items()} == dict.fromkeys(answer, shown)
+    if shown:
+        assert [result.fields[name].evidence[0].quote for name in ("revenue", "users", "discount", "published")] == [
+            "1.2 million", "3.5万", "15%", "2026年3月14日"]  # fmt: skip
+
+
+async def test_a_page_repeating_a_long_values_words_does_not_stall_the_check(site: Site, tmp_path: Path) -> None:
+    value = "the a " * 800 + "b"  # nearly on the page, 1,601 words: each of 50,000 starts matches far before failing
+    html = (f'<html><head><script type="application/ld+json">{json.dumps({"@type": "Product", "description": value})}'
+            f"</script></head><body><p>{'the a ' * 50_000}</p></body></html>")  # fmt: skip
+    url = site.page("/echo", html)
+    schema = {"type": "object", "properties": {"description": {"type": "string"}}}
+    # the check runs on the event loop: unbounded, it held it for ~40 s; bounded, well under a second
+    result = await asyncio.wait_for(weblens.extract(url, schema=schema, settings=site.settings(tmp_path)), 15)
+    assert result.data["description"].endswith("the a b") and not result.fields["description"].verified
+
+
+SOFT = """<html><head><script type="application/ld+json">{"@type": "Product", "name": "Kaffeemaschine Deluxe"}</script>
+</head><body><h1>Kaffee&shy;maschine Deluxe</h1><p>Marke: <span itemscope itemtype="https://schema.org/Brand">
+<span itemprop="brand">Kaffee&shy;werk&#8203;</span></span></p></body></html>"""
+
+
+async def test_soft_hyphens_and_zero_width_spaces_inside_words(site: Site, tmp_path: Path) -> None:
+    url = site.page("/de", SOFT)
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "brand": {"type": "string"}}}
+    result = await weblens.extract(url, schema=schema, settings=site.settings(tmp_path), strict=True)
+    assert result.data == {"name": "Kaffeemaschine Deluxe", "brand": "Kaffeewerk"}
+    assert result.fields["name"].evidence[0].quote == "Kaffeemaschine Deluxe"

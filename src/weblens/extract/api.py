@@ -70,6 +70,9 @@ async def extract(
     if isinstance(schema, type):
         for result in results:
             if isinstance(result, Extraction) and not result.schema_errors:
-                with contextlib.suppress(ValidationError):
+                try:
                     result._instance = schema.model_validate(result.data)
+                except ValidationError as exc:  # the model checks more than its JSON Schema says (a date's form)
+                    result.schema_errors = [f"{'/'.join(map(str, e['loc'])) or 'data'}: {e['msg']}"
+                                            for e in exc.errors()][:20]  # fmt: skip
     return results[0] if isinstance(url, str) else results

@@ -14,10 +14,10 @@ from typing import Any, Literal
 import jsonschema
 from pydantic import BaseModel, Field, PrivateAttr
 
-from weblens.errors import NotConfiguredError, ToolTimeoutError, ToolValidationError, WeblensError
+from weblens.errors import BlockedError, NotConfiguredError, ToolTimeoutError, ToolValidationError, WeblensError
 from weblens.extract.fields import FieldSpec, coerce, fields_of, matches
 from weblens.extract.markup import Candidate, read_html
-from weblens.extract.model import ask_model
+from weblens.extract.model import ModelAnswer, ask_model
 from weblens.extract.verify import Evidence, PageText, find_evidence
 from weblens.fetch.document import Document
 from weblens.fetch.fetcher import Fetcher
@@ -80,10 +80,11 @@ class SlotError(BaseModel):
 
 
 def _main_item(fields: list[FieldSpec], candidates: list[Candidate]) -> str | None:
-    """The item type that answers most of the schema's fields (`Product`, not the `Organization` beside it)."""
+    """The item type that answers most of the schema's fields (`Product`, not the `Organization` beside it);
+    of types answering as many, the first the page declares (a set here made the choice differ run to run)."""
     answers: Counter[str] = Counter()
     for field in fields:
-        answers.update({c.path[0] for c in candidates if len(c.path) > 1 and matches(field, c)})
+        answers.update(dict.fromkeys((c.path[0] for c in candidates if len(c.path) > 1 and matches(field, c)), 1))
     return answers.most_common(1)[0][0] if answers else None
 
 
@@ -110,8 +111,8 @@ def _from_markup(field: FieldSpec, candidates: list[Candidate], page: PageText, 
     return first
 
 
-async def _read(fetcher: Fetcher, raw: Document) -> tuple[list[Candidate], str]:
-    """(markup values, visible text) of a raw HTML document, read in a worker."""
+async def _read(fetcher: Fetcher, raw: Document) -> tuple[list[Candidate], str, str | None]:
+    """(markup values, visible text, the kind of wall it is) of a raw HTML document, read in a worker."""
     limit = fetcher.settings.fetch.extract_timeout
     try:
         return await fetcher.workers.run(functools.partial(read_html, raw.content), timeout=limit)
@@ -135,13 +136,17 @@ async def _page(fetcher: Fetcher, url: str) -> tuple[Document, list[Candidate], 
     raw, _ = await fetcher.document(url, raw=True)
     if not raw.content_type.startswith(("text/html", "application/xhtml")):
         return raw, [], raw.content
-    candidates, text = await _read(fetcher, raw)
+    candidates, text, wall = await _read(fetcher, raw)
     if _is_shell(raw, candidates, text):
         try:
-            rendered, _ = await fetcher.document(url, raw=True, render="always")
+            raw, _ = await fetcher.document(url, raw=True, render="always")
+            candidates, text, wall = await _read(fetcher, raw)
         except NotConfiguredError:
-            return raw, candidates, text  # no browser here: the plain read, as web_fetch's auto does
-        return rendered, *await _read(fetcher, rendered)
+            pass  # no browser here: the plain read, as web_fetch's auto does
+    if wall is not None:  # as web_fetch reports it: the site's check, not a page without the fields
+        what = "a bot check" if wall == "bot_challenge" else "a consent page"
+        raise BlockedError(f"the site answered with {what} instead of the page ({raw.final_url}); weblens cannot "
+                           "pass it", details={"reason": wall})  # fmt: skip
     return raw, candidates, text
 
 
@@ -180,8 +185,11 @@ async def extract_page(
             functools.partial(read_page, text_doc, False, start_index=0, max_length=None, default_length=len(visible),
                               query=_query(ask), max_tokens=token_budget, query_tokens=token_budget, counter=counter)
         )  # fmt: skip
-        answer = await ask_model(model, ask, passages.content, instructions)
-        extraction.model = answer.mode
+        try:
+            answer = await ask_model(model, ask, passages.content, instructions)
+        except WeblensError as exc:  # the markup's values stand, as with no model at all
+            answer = ModelAnswer(problems=[f"the model could not be asked ({exc.code}: {exc.message})"])
+        extraction.model = answer.mode or None
         extraction.model_tokens = counter.count(passages.content)
         for spec in ask:
             value = answer.values.get(spec.name)

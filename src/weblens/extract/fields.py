@@ -8,11 +8,13 @@ enumeration URLs to the field's enum), or dropped when it does not fit.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
+from urllib.parse import unquote
 
 import jsonschema
 
@@ -20,10 +22,16 @@ from weblens.errors import ToolValidationError
 from weblens.extract.markup import Candidate
 from weblens.extract.numbers import parse_number
 
-__all__ = ["MAX_FIELDS", "MAX_SCHEMA_CHARS", "FieldSpec", "coerce", "fields_of", "matches", "norm"]
+__all__ = ["MAX_DEPTH", "MAX_FIELDS", "MAX_SCHEMA_CHARS", "FieldSpec", "coerce", "depth_of", "fields_of", "matches",
+           "norm", "schema_nodes"]  # fmt: skip
 
 MAX_SCHEMA_CHARS = 20_000
 MAX_FIELDS = 50
+MAX_DEPTH = 64
+"""JSON nesting (objects and lists) a schema or a model's value may have: far beyond any real record,
+well within what the validator's recursion can walk (a few hundred levels raise RecursionError)."""
+_DEFS = ("$defs", "definitions")
+_DATA_KEYWORDS = ("enum", "const", "default", "examples")
 _SCALARS = ("string", "number", "integer", "boolean")
 # field name (normalised) -> schema.org properties that usually carry it
 _SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -56,6 +64,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
 _CARRIERS = {"name", "value", "amount", "text"}
 """A leaf that only carries its parent's value (`author.name`, `price:amount`)."""
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_ISO_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}.*")
 
 
 def norm(name: str) -> str:
@@ -68,7 +77,7 @@ def words_of(name: str) -> list[str]:
     return [w for w in re.split(r"[\W_]+", _CAMEL.sub(" ", name).casefold()) if w]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class FieldSpec:
     """One top-level property of the schema."""
 
@@ -78,6 +87,9 @@ class FieldSpec:
     enum: tuple[Any, ...] = ()
     description: str = ""
     item_types: tuple[str, ...] = ()
+    format: str = ""
+    definitions: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """The schema's `$defs` (and draft-07 `definitions`), which `$ref`s in `schema` point into."""
 
     @property
     def is_array(self) -> bool:
@@ -99,7 +111,7 @@ class FieldSpec:
         return keys
 
 
-def _types(schema: dict[str, Any]) -> tuple[str, ...]:
+def _types(schema: dict[str, Any], defs: dict[str, Any]) -> tuple[str, ...]:
     kind = schema.get("type")
     if isinstance(kind, str):
         return (kind,)
@@ -109,8 +121,69 @@ def _types(schema: dict[str, Any]) -> tuple[str, ...]:
         return tuple(sorted({_json_type(v) for v in schema["enum"]}))
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list):
-            return tuple(t for sub in schema[key] if isinstance(sub, dict) for t in _types(sub))
-    return ("object",)
+            return tuple(t for sub in schema[key] if isinstance(sub, dict) for t in _types(_view(sub, defs), defs))
+    if "properties" in schema or "additionalProperties" in schema:
+        return ("object",)
+    return ("array",) if "items" in schema else ()  # no type at all: any value (`fields_of` reads it as text)
+
+
+def _view(schema: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """What a (sub)schema asks for, seen through `$ref` and a nullable `anyOf [X, null]` (pydantic's
+    `X | None`): X, with the outer keywords (description) over it."""
+    for _ in range(MAX_DEPTH):  # a chain of references that loops ends here
+        if not isinstance(schema, dict):
+            return {}
+        outer = {k: v for k, v in schema.items() if k not in ("$ref", "anyOf", "oneOf", "allOf")}
+        ref = schema.get("$ref")
+        branches = [b for key in ("anyOf", "oneOf", "allOf") for b in schema.get(key) or () if b != {"type": "null"}]
+        if isinstance(ref, str):
+            target = defs.get(_def_name(ref), {})
+        elif len(branches) == 1 and isinstance(branches[0], dict):
+            target = branches[0]
+        else:
+            return schema
+        schema = {**target, **outer}
+    return {}
+
+
+def _def_name(ref: str) -> str:
+    """`#/$defs/Address` -> `Address` (a JSON pointer's escapes undone)."""
+    return unquote(ref.split("/", 2)[2]).replace("~1", "/").replace("~0", "~") if ref.count("/") >= 2 else ""
+
+
+def depth_of(value: Any) -> int:
+    """How deeply `value` nests lists and objects, counted without recursion (a hostile value may be deep)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def schema_nodes(schema: Any) -> Iterator[dict[str, Any]]:
+    """Every object in a schema, its data (`enum`, `const`, `default`, `examples`) left out; without recursion."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            yield node
+            stack.extend(v for k, v in node.items() if k not in _DATA_KEYWORDS)
+
+
+def _check_refs(schema: dict[str, Any], defs: dict[str, Any]) -> None:
+    """Every `$ref` points into the schema's own `$defs`/`definitions`; others (remote, `#`) are refused."""
+    for node in schema_nodes(schema):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and not (ref.startswith(("#/$defs/", "#/definitions/")) and _def_name(ref) in defs):
+            raise ToolValidationError(
+                f"the schema's $ref {ref[:200]!r} does not point to one of its own $defs "
+                "(only references into its $defs or definitions are supported)"
+            )
 
 
 def _json_type(value: Any) -> str:
@@ -119,6 +192,8 @@ def _json_type(value: Any) -> str:
 
 def fields_of(schema: dict[str, Any]) -> list[FieldSpec]:
     """The schema's fields; a `validation_error` naming what is wrong with it otherwise."""
+    if depth_of(schema) > MAX_DEPTH:
+        raise ToolValidationError(f"the schema is nested too deeply (more than {MAX_DEPTH} levels)")
     size = len(json.dumps(schema))
     if size > MAX_SCHEMA_CHARS:
         raise ToolValidationError(f"the schema is too large: {size:,} characters (at most {MAX_SCHEMA_CHARS:,})")
@@ -127,21 +202,42 @@ def fields_of(schema: dict[str, Any]) -> list[FieldSpec]:
     except jsonschema.SchemaError as exc:
         where = "/".join(str(p) for p in exc.path) or "the top level"
         raise ToolValidationError(f"the schema is not valid JSON Schema at {where}: {exc.message}") from None
+    defs = {name: sub for key in reversed(_DEFS) if isinstance(schema.get(key), dict)
+            for name, sub in schema[key].items()}  # fmt: skip
+    _check_refs(schema, defs)
+    if "properties" not in schema:
+        schema = _view(schema, defs)  # pydantic writes a recursive model as a `$ref` to its definition
     properties = schema.get("properties")
     if schema.get("type", "object") != "object" or not isinstance(properties, dict) or not properties:
         raise ToolValidationError('the schema must be an object with "properties" (the fields to extract)')
     if len(properties) > MAX_FIELDS:
         raise ToolValidationError(f"the schema has {len(properties)} fields; at most {MAX_FIELDS} are extracted")
     fields = []
+    definitions = {k: _refs_to_defs(v) for k, v in defs.items()}
     for name, sub in properties.items():
-        sub = sub if isinstance(sub, dict) else {}
-        items = sub.get("items") if isinstance(sub.get("items"), dict) else {}
-        enum = sub.get("enum") or (items.get("enum") if items else None) or ()
-        types = tuple(t for t in _types(sub) if t != "null") or ("string",)
-        description = str(sub.get("description") or "")
+        sub = _refs_to_defs(sub) if isinstance(sub, dict) else {}
+        view = _view(sub, defs)
+        items = _view(view.get("items"), defs) if isinstance(view.get("items"), dict) else {}
+        enum = view.get("enum") or (items.get("enum") if items else None) or ()
+        types = tuple(t for t in _types(view, defs) if t != "null") or ("string",)
+        description = str(view.get("description") or "")
         fields.append(FieldSpec(name=name, schema=sub, types=types, enum=tuple(enum), description=description,
-                                item_types=_types(items) if items else ()))  # fmt: skip
+                                item_types=_types(items, defs) if items else (), format=str(view.get("format") or ""),
+                                definitions=definitions))  # fmt: skip
     return fields
+
+
+def _refs_to_defs(schema: Any) -> Any:
+    """A copy whose draft-07 `#/definitions/X` references read `#/$defs/X`, where `definitions` are kept."""
+    if isinstance(schema, list):
+        return [_refs_to_defs(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    out = {k: (v if k in _DATA_KEYWORDS else _refs_to_defs(v)) for k, v in schema.items()}
+    if isinstance(ref, str) and ref.startswith("#/definitions/"):
+        out["$ref"] = "#/$defs/" + ref.removeprefix("#/definitions/")
+    return out
 
 
 def matches(field: FieldSpec, candidate: Candidate) -> bool:
@@ -192,6 +288,8 @@ def _scalar(field: FieldSpec, value: Any) -> Any:
         return None
     if "string" in types:
         text = str(value)
+        if field.format == "date" and _ISO_DATE_TIME.fullmatch(text.strip()):
+            return text.strip()[:10]  # `datePublished` is mostly a date-time; the field asks for the day
         return text.rsplit("/", 1)[-1] if text.startswith(("http://schema.org/", "https://schema.org/")) else text
     return None
 

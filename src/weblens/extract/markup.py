@@ -16,8 +16,9 @@ from typing import Any, Literal
 
 from lxml import html as lxml_html  # type: ignore[import-untyped]
 
-from weblens.extract.visible import visible_text
-from weblens.fetch.html import parse_html
+from weblens.extract.visible import INVISIBLE, visible_text
+from weblens.fetch.challenge import MAX_WALL_TEXT_CHARS
+from weblens.fetch.html import parse_html, wall_kind
 
 __all__ = ["Candidate", "MarkupSource", "page_text", "read_html", "read_markup"]
 
@@ -47,7 +48,7 @@ def _bare(name: str) -> str:
 
 
 def _clip(text: str) -> str:
-    return " ".join(text.split())[:MAX_VALUE_CHARS]
+    return " ".join(text.translate(INVISIBLE).split())[:MAX_VALUE_CHARS]
 
 
 def _json_ld(tree: lxml_html.HtmlElement) -> Iterator[Candidate]:
@@ -56,9 +57,9 @@ def _json_ld(tree: lxml_html.HtmlElement) -> Iterator[Candidate]:
             continue
         text = (script.text or "")[:MAX_SCRIPT_CHARS]
         try:
-            data = json.loads(text, strict=False)
-        except ValueError:
-            continue  # a broken block is the page's problem; the rest still counts
+            data = json.loads(text, strict=False, parse_constant=lambda _: None)  # NaN, Infinity: no value
+        except (ValueError, RecursionError):
+            continue  # a broken (or absurdly nested) block is the page's problem; the rest still counts
         yield from _walk_json(data, (), 0)
 
 
@@ -151,12 +152,14 @@ def _tables(tree: lxml_html.HtmlElement) -> Iterator[Candidate]:
                 yield Candidate("table", (term,), _clip(child.text_content()))
 
 
-def read_html(html: str) -> tuple[list[Candidate], str]:
-    """(every value the page declares, the text it shows), from one parse; CPU work, run in a worker."""
+def read_html(html: str) -> tuple[list[Candidate], str, str | None]:
+    """(every value the page declares, the text it shows, `bot_challenge`/`consent_wall` when the page is a
+    wall a site serves instead of the page, as `web_fetch` reads it); CPU work, run in a worker."""
     tree = parse_html(html)
     if tree is None:
-        return [], ""
-    return read_markup(tree), visible_text(tree)
+        return [], "", None
+    text = visible_text(tree)
+    return read_markup(tree), text, wall_kind(html) if len(text) <= MAX_WALL_TEXT_CHARS else None
 
 
 def page_text(html: str) -> str:

@@ -8,7 +8,10 @@ enums and booleans only where a sentence carries the value's (or the field's) wo
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import functools
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -17,15 +20,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from weblens.extract.fields import FieldSpec, words_of
+from weblens.extract.fields import MAX_DEPTH, FieldSpec, words_of
 from weblens.extract.numbers import find_dates, find_numbers, parse_date
+from weblens.extract.visible import INVISIBLE
 
 __all__ = ["Evidence", "PageText", "find_evidence"]
 
 LONG_STRING_WORDS = 8
+PHRASE_STEPS = 200_000
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"[^.!?\n|]+")
-_CAMEL_TOKEN = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+")
+_NAME_TOKEN = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+|[A-Za-z]+(?:_[A-Za-z]+)+")  # InStock, in_stock
 _DOLLAR = ("$",)
 _CURRENCY_SIGNS: dict[str, tuple[str, ...]] = {
     "USD": ("US$", *_DOLLAR), "CAD": ("C$", "CA$", *_DOLLAR), "AUD": ("A$", "AU$", *_DOLLAR),
@@ -55,24 +60,39 @@ class PageText:
         self.at: dict[str, list[int]] = defaultdict(list)
         for index, (word, _, _) in enumerate(self.words):
             self.at[word].append(index)
+        self._joined = " ".join(word for word, _, _ in self.words)
+        self._starts = list(itertools.accumulate((len(word) + 1 for word, _, _ in self.words[:-1]), initial=0))
+        """Where each word starts in `_joined`."""
 
     def evidence(self, start: int, end: int) -> Evidence:
         return Evidence(quote=self.text[start:end], start=start, end=end)
 
     def phrase(self, words: Sequence[str]) -> Evidence | None:
-        """Where `words` appear, consecutively (or, for a long phrase, in order within a little slack)."""
+        """Where `words` appear, consecutively (or, for a long phrase, in order within a little slack).
+
+        The consecutive words are looked for in one pass over the page's words; the loose match stops
+        after `PHRASE_STEPS` comparisons, as a page repeating a long value's words would take minutes."""
         if not words:
             return None
-        slack = len(words) // 2 + 2 if len(words) >= LONG_STRING_WORDS else 0
+        exact = re.search(rf"(?<!\S){re.escape(' '.join(words))}(?!\S)", self._joined)
+        if exact is not None:
+            first = bisect.bisect_left(self._starts, exact.start())
+            return self.evidence(self.words[first][1], self.words[first + len(words) - 1][2])
+        if len(words) < LONG_STRING_WORDS:
+            return None
+        slack, steps = len(words) // 2 + 2, 0
         for first in self.at.get(words[0], ()):
             position = first
             for word in words[1:]:
-                position = next((i for i in range(position + 1, min(position + 2 + slack, len(self.words)))
-                                 if self.words[i][0] == word), -1)  # fmt: skip
+                window = range(position + 1, min(position + 2 + slack, len(self.words)))
+                steps += len(window)
+                position = next((i for i in window if self.words[i][0] == word), -1)
                 if position < 0:
                     break
             else:
                 return self.evidence(self.words[first][1], self.words[position][2])
+            if steps > PHRASE_STEPS:
+                return None
         return None
 
     def sign(self, signs: Sequence[str]) -> Evidence | None:
@@ -82,17 +102,30 @@ class PageText:
                 return self.evidence(at, at + len(sign))
         return None
 
-    def number(self, value: Decimal) -> Evidence | None:
+    @functools.cached_property
+    def _numbers(self) -> dict[Decimal, tuple[int, int]]:
+        """Each number the page writes, what it may mean -> where it is first written: read once, not per value."""
+        found: dict[Decimal, tuple[int, int]] = {}
         for start, end, meanings in find_numbers(self.text):
-            if value in meanings:
-                return self.evidence(start, end)
-        return None
+            for meaning in meanings:
+                found.setdefault(meaning, (start, end))
+        return found
+
+    @functools.cached_property
+    def _dates(self) -> dict[dt.date, tuple[int, int]]:
+        found: dict[dt.date, tuple[int, int]] = {}
+        for start, end, days in find_dates(self.text):
+            for day in days:
+                found.setdefault(day, (start, end))
+        return found
+
+    def number(self, value: Decimal) -> Evidence | None:
+        where = self._numbers.get(value)
+        return None if where is None else self.evidence(*where)
 
     def date(self, value: dt.date) -> Evidence | None:
-        for start, end, days in find_dates(self.text):
-            if value in days:
-                return self.evidence(start, end)
-        return None
+        where = self._dates.get(value)
+        return None if where is None else self.evidence(*where)
 
     def sentence_with(self, words: Sequence[str]) -> tuple[Evidence, bool] | None:
         """The first sentence holding all of `words`, and whether it negates them."""
@@ -116,25 +149,34 @@ def _scalar_evidence(page: PageText, field: FieldSpec, value: Any) -> Evidence |
         return page.number(Decimal(str(value)))
     if not isinstance(value, str):
         return None
-    if field.schema.get("format") in ("date", "date-time") or re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", value.strip()):
+    if field.format in ("date", "date-time") or re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", value.strip()):
         day = parse_date(value)
         if day is not None:
             return page.date(day)
-    found = page.phrase([w.casefold() for w in _WORD.findall(value)])
-    if found is None and _CAMEL_TOKEN.fullmatch(value):
-        found = page.phrase(words_of(value))  # `InStock` is shown as "in stock"
+    found = page.phrase([w.casefold() for w in _WORD.findall(value.translate(INVISIBLE))])
+    if found is None and _NAME_TOKEN.fullmatch(value):
+        found = page.phrase(words_of(value))  # `InStock` and `in_stock` are shown as "in stock"
     if found is None and value in _CURRENCY_SIGNS:
         found = page.sign(_CURRENCY_SIGNS[value])  # `USD` is shown as "$"
     return found
 
 
-def find_evidence(page: PageText, field: FieldSpec, value: Any) -> list[Evidence] | None:
-    """The evidence for each of the value's parts (one for a scalar), or None when any is not on the page."""
-    parts = value if isinstance(value, list) else [value]
-    found = []
-    for part in parts:
-        evidence = _scalar_evidence(page, field, part)
+def find_evidence(page: PageText, field: FieldSpec, value: Any, depth: int = 0) -> list[Evidence] | None:
+    """The evidence for each of the value's parts (one for a scalar; every item of a list and every stated
+    property of an object, named for itself), or None when any is not on the page."""
+    if isinstance(value, dict):
+        parts = [(FieldSpec(name=key, schema={}, types=()), part) for key, part in value.items() if part is not None]
+    elif isinstance(value, list):
+        parts = [(field, part) for part in value]
+    else:
+        scalar = _scalar_evidence(page, field, value)
+        return None if scalar is None else [scalar]
+    if depth >= MAX_DEPTH or (isinstance(value, dict) and not parts):
+        return None
+    found: list[Evidence] = []
+    for spec, part in parts:
+        evidence = find_evidence(page, spec, part, depth + 1)
         if evidence is None:
             return None
-        found.append(evidence)
+        found.extend(evidence)
     return found

@@ -13,7 +13,7 @@ import re
 from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 
-__all__ = ["visible_text"]
+__all__ = ["INVISIBLE", "visible_text"]
 
 _SKIP = frozenset({"script", "style", "noscript", "template", "head", "svg", "iframe", "object", "canvas", "math"})
 _BLOCK = frozenset({
@@ -23,6 +23,9 @@ _BLOCK = frozenset({
 })  # fmt: skip
 _CELLS = frozenset({"td", "th"})
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
+"""`str.translate` table dropping what shows nothing inside a word: a soft hyphen (`Kaffee&shy;maschine`, as
+German headings are written), a zero-width space, a word joiner, a byte-order mark."""
 
 
 def _hidden(element: lxml_html.HtmlElement) -> bool:
@@ -58,5 +61,5 @@ def visible_text(tree: lxml_html.HtmlElement) -> str:
                 parts.append("\n")
             if element.tail and element is not tree:
                 parts.append(element.tail)
-    lines = (" ".join(line.split()) for line in "".join(parts).split("\n"))
+    lines = (" ".join(line.split()) for line in "".join(parts).translate(INVISIBLE).split("\n"))
     return "\n\n".join(line.removeprefix("| ") for line in lines if line)

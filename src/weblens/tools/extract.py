@@ -68,11 +68,11 @@ def render_extractions(results: list[Extraction | SlotError]) -> str:
             blocks.append(f"## {result.url}\nerror {result.code}: {result.message}")
             continue
         lines = [json.dumps(result.data, ensure_ascii=False), "", *(_field_line(n, result) for n in result.fields)]
+        if result.hint:  # it may quote what the model said, which the page may have written
+            lines += ["", f"note: {result.hint}"]
         head = f"## {result.final_url}"
         if result.missing:
             head += f"\nmissing: {', '.join(result.missing)}"
-        if result.hint:
-            head += f"\nnote: {result.hint}"
         blocks.append(head + "\n" + untrusted_block("\n".join(lines), "the extracted page"))
     return "\n\n".join(blocks)
 
