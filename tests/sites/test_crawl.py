@@ -164,3 +164,17 @@ async def test_a_redirect_into_a_disallowed_path_is_not_followed():
         result = await crawl(server.url("/"), max_pages=5, fetcher=fetcher).run()
     assert [(f.url, f.code) for f in result.failed] == [(server.url("/go"), "blocked")]
     assert server.count("/secret") == 0
+
+
+async def test_a_redirected_robots_txt_still_rules_the_crawl():
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        server.route("GET", "/robots.txt", Reply(status=301, headers={"Location": "/static/robots.txt"}))
+        server.route("GET", "/static/robots.txt", Reply(body="User-agent: *\nDisallow: /secret\n"))
+        home = "<html><title>Home</title><p>home</p><a href='/secret'>Secret</a> <a href='/open'>Open</a></html>"
+        server.route("GET", "/", Reply(body=home, content_type="text/html"))
+        for path in ("/secret", "/open"):
+            server.route("GET", path, Reply(body=f"<html><title>{path}</title><p>text of {path}</p></html>",
+                                            content_type="text/html"))  # fmt: skip
+        result = await crawl(server.url("/"), max_pages=5, fetcher=fetcher).run()
+    assert server.count("/secret") == 0 and result.skipped.get("robots") == 1
+    assert {p.url for p in result.pages} == {server.url("/"), server.url("/open")}

@@ -34,7 +34,10 @@ class SiteClient:
         self.fetcher = fetcher
         self._new_gate: GateFactory = gates or (lambda host, concurrency, interval: HostGate(concurrency, interval))
         config = fetcher.settings.fetch
-        self.robots = RobotsPolicy(fetcher.http, fetcher.cache, config.user_agent, config.cache_ttl_s)
+        self.robots = RobotsPolicy(
+            fetcher.http, fetcher.cache, config.user_agent, config.cache_ttl_s,
+            guard=fetcher.guard, policy=fetcher.policy.check,
+        )  # fmt: skip
         self._concurrency = concurrency
         self._gates: dict[str, Gate] = {}
         self._parsed: dict[str, Protego | None] = {}
