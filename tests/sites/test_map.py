@@ -86,6 +86,23 @@ async def test_off_site_and_non_http_links_are_never_kept():
     assert [r.path for r in server.requests if r.path not in ("/robots.txt", "/sitemap.xml", "/llms.txt", "/")] == []
 
 
+async def test_relative_links_resolve_against_where_a_redirect_led():
+    # `/docs` -> `/docs/` is the commonest redirect there is; `intro` on that page is /docs/intro, not /intro
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        server.route("GET", "/docs", Reply(status=301, headers={"Location": "/docs/"}))
+        server.route("GET", "/docs/", Reply(body="<html><title>Docs</title><a href='intro'>Intro</a></html>",
+                                            content_type="text/html"))  # fmt: skip
+        server.route("GET", "/sitemap.xml", Reply(status=302, headers={"Location": "/maps/sitemap.xml"}))
+        server.route("GET", "/maps/sitemap.xml", Reply(body="<urlset><url><loc>part-2</loc></url></urlset>",
+                                                       content_type="application/xml"))  # fmt: skip
+        server.route("GET", "/llms.txt", Reply(status=302, headers={"Location": "/docs/llms.txt"}))
+        server.route("GET", "/docs/llms.txt", Reply(body="# Docs\n- [Setup](setup.md)\n", content_type="text/plain"))
+        found = await map_site(server.url("/docs"), fetcher=fetcher)
+    assert [e.url for e in found.urls] == [
+        server.url("/maps/part-2"), server.url("/docs/setup.md"), server.url("/docs"), server.url("/docs/intro"),
+    ]  # fmt: skip
+
+
 def _index(server: FakeServer, *children: str) -> Reply:
     entries = "".join(f"<sitemap><loc>{server.url(c)}</loc></sitemap>" for c in children)
     return Reply(body=f"<sitemapindex>{entries}</sitemapindex>", content_type="application/xml")

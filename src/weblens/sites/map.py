@@ -138,11 +138,12 @@ class SiteMapper:
         self.found[key] = MappedUrl(url=link.url, found_in=found_in, lastmod=link.lastmod, title=link.text or None)
         self._count(self.result.sources, found_in)
 
-    async def _file(self, url: str) -> bytes | None:
-        """A site file's body, or None when it is missing or unreadable (said in `errors`)."""
+    async def _file(self, url: str) -> tuple[str, bytes] | None:
+        """A site file's final URL (what its relative links resolve against, after redirects) and
+        body, or None when it is missing or unreadable (said in `errors`)."""
         try:
             got = await self.client.get(url)
-            return inflate(got.body, self.client.fetcher.settings.fetch.max_bytes)
+            return got.final_url, inflate(got.body, self.client.fetcher.settings.fetch.max_bytes)
         except NotFoundError:
             return None
         except WeblensError as exc:
@@ -166,10 +167,10 @@ class SiteMapper:
                 return
             read += 1
             report(f"map: reading sitemap {url}", done=len(self.found), total=self.pool)
-            body = await self._file(url)
-            if body is None:
+            got = await self._file(url)
+            if got is None:
                 continue
-            entries = sitemap_entries(body, url, self.pool)
+            entries = sitemap_entries(got[1], got[0], self.pool)
             for page in entries.pages:
                 await self.add(page, "sitemap")
             if entries.sitemaps and depth + 1 > MAX_SITEMAP_DEPTH:
@@ -186,15 +187,15 @@ class SiteMapper:
         origin = "{0.scheme}://{0.netloc}".format(urlsplit(self.url))
         if not self.full():
             report("map: reading llms.txt", done=len(self.found), total=self.pool)
-            body = await self._file(f"{origin}/llms.txt")
-            if body is not None:
-                for link in llms_links(body.decode("utf-8", "replace"), f"{origin}/llms.txt"):
+            got = await self._file(f"{origin}/llms.txt")
+            if got is not None:
+                for link in llms_links(got[1].decode("utf-8", "replace"), got[0]):
                     await self.add(link, "llms.txt")
         if self._start_page and not self.full():
             report("map: reading the start page", done=len(self.found), total=self.pool)
-            body = await self._file(self.url)
-            if body is not None:
-                title, links = page_links(body, self.url)
+            got = await self._file(self.url)
+            if got is not None:
+                title, links = page_links(got[1], got[0])
                 await self.add(Link(self.url, title), "page")
                 for link in links:
                     await self.add(link, "page")
