@@ -178,3 +178,12 @@ async def test_a_redirected_robots_txt_still_rules_the_crawl():
         result = await crawl(server.url("/"), max_pages=5, fetcher=fetcher).run()
     assert server.count("/secret") == 0 and result.skipped.get("robots") == 1
     assert {p.url for p in result.pages} == {server.url("/"), server.url("/open")}
+
+
+async def test_a_429_whose_retry_after_is_no_date_is_waited_out_not_a_crash(site: DocsSite, fetcher: Fetcher):
+    # the site writes the header: `Retry-After: in a minute` made the whole crawl raise ValueError
+    site.queue("/docs/page-0", Reply(status=429, headers={"Retry-After": "in a minute"}))
+    site.queue("/docs/page-1", Reply(status=429, headers={"Retry-After": "inf"}))
+    result = await crawl(site.url("/"), max_pages=4, fetcher=fetcher).run()
+    assert {site.url("/docs/page-0"), site.url("/docs/page-1")} <= {p.url for p in result.pages}
+    assert site.count("/docs/page-0") == 2 and result.failed == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import math
 import socket
 import ssl
 import time
@@ -106,15 +107,18 @@ def translate_errors(what: str) -> Iterator[None]:
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
     """Seconds to wait from `Retry-After` (seconds or HTTP date) or `X-RateLimit-Reset`."""
     now = time.time() if now is None else now
-    value = headers.get("retry-after")
+    value = headers.get("retry-after", "").strip()
     if value:
-        value = value.strip()
         try:
-            return max(0.0, float(value))
+            return _finite(float(value))
         except ValueError:
-            parsed = email.utils.parsedate_to_datetime(value) if value else None
-            if parsed is not None:
-                return max(0.0, parsed.timestamp() - now)
+            pass
+        try:  # a site writes what it likes here: a date that is none ("soon") is no wait, not a crash
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (ValueError, TypeError, IndexError, OverflowError):
+            parsed = None
+        if parsed is not None:
+            return _finite(parsed.timestamp() - now)
     reset = headers.get("x-ratelimit-reset")
     if reset:
         try:
@@ -122,8 +126,13 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
         except ValueError:
             return None
         # epoch seconds when large, else seconds from now (Brave sends seconds)
-        return max(0.0, first - now) if first > 1_000_000_000 else first
+        return _finite(first - now if first > 1_000_000_000 else first)
     return None
+
+
+def _finite(seconds: float) -> float | None:
+    """A wait that can be slept: NaN and infinity (`Retry-After: inf`) are no wait given."""
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 def error_for_status(
