@@ -12,7 +12,8 @@ from weblens.config import Settings
 from weblens.errors import ToolValidationError
 from weblens.fetch.fetcher import Fetcher
 from weblens.sites import crawl
-from weblens.testing import FakeServer, Reply
+from weblens.testing import FakeServer, RecordedRequest, Reply
+from weblens.testing.dns import MappedResolver
 from weblens.testing.sites import DocsSite
 
 from .conftest import fetcher_for
@@ -187,3 +188,27 @@ async def test_a_429_whose_retry_after_is_no_date_is_waited_out_not_a_crash(site
     result = await crawl(site.url("/"), max_pages=4, fetcher=fetcher).run()
     assert {site.url("/docs/page-0"), site.url("/docs/page-1")} <= {p.url for p in result.pages}
     assert site.count("/docs/page-0") == 2 and result.failed == []
+
+
+async def test_a_start_url_that_redirects_to_another_host_crawls_the_site_it_moved_to():
+    # old.test -> new.example (a renamed project, docs moved to a hosting service): the crawl read
+    # nothing at all, every page of the new host being "off_site" to the old one
+    async with FakeServer() as server:
+        port = server.port
+        names = {"old.test": ["127.0.0.1"], "new.example": ["127.0.0.1"]}
+        settings = Settings(fetch={"allowed_hosts": [f"{name}:{port}" for name in names], "workers": 1})
+
+        def home(request: RecordedRequest) -> Reply:
+            if request.headers["host"].startswith("old.test"):
+                return Reply(status=301, headers={"Location": f"http://new.example:{port}/"})
+            return Reply(body="<html><title>Home</title><p>home</p><a href='/a'>A</a></html>", content_type="text/html")
+
+        server.route("GET", "/", home)
+        server.route("GET", "/a", Reply(body="<html><title>A</title><p>page a</p></html>", content_type="text/html"))
+        async with Fetcher(settings, cache=Cache(None), resolver=MappedResolver(names)) as fetcher:
+            result = await crawl(f"http://old.test:{port}/", max_pages=5, fetcher=fetcher).run()
+    assert [(p.url, p.final_url) for p in result.pages] == [
+        (f"http://old.test:{port}/", f"http://new.example:{port}/"),
+        (f"http://new.example:{port}/a", f"http://new.example:{port}/a"),
+    ]
+    assert server.count("/") == 2  # the start page was downloaded once (a redirect, then the page)

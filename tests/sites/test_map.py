@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from collections.abc import Callable
 
 import pytest
 
@@ -13,7 +14,7 @@ from weblens.fetch.fetcher import Fetcher
 from weblens.policy import DomainPolicy
 from weblens.sites import map_site
 from weblens.sites.map import MAX_SITEMAP_DEPTH, MAX_SITEMAP_FILES
-from weblens.testing import FakeServer, Reply
+from weblens.testing import FakeServer, RecordedRequest, Reply
 from weblens.testing.dns import MappedResolver
 from weblens.testing.sites import DocsSite
 
@@ -35,7 +36,8 @@ async def test_sitemaps_llms_txt_and_start_page_are_read_in_order(site: DocsSite
         site.url("/loop/a/"),
     }
     paths = [r.path for r in site.requests]
-    assert paths[:4] == ["/robots.txt", "/sitemap.xml", "/sitemaps/docs-1.xml.gz", "/sitemaps/docs-2.xml"]
+    # the start page is asked first (where it redirects is where the site is), its links kept last
+    assert paths[:5] == ["/robots.txt", "/", "/sitemap.xml", "/sitemaps/docs-1.xml.gz", "/sitemaps/docs-2.xml"]
     assert "/llms.txt" in paths and "/docs/page-0" not in paths  # a map reads no page but the start page
 
 
@@ -168,3 +170,27 @@ async def test_subdomains_are_kept_only_when_asked():
     assert [e.url for e in narrow.urls] == [start, f"{start}guide"]
     assert [e.url for e in wide.urls] == [start, f"http://api.docs.test:{port}/ref", f"{start}guide"]
     assert wide.left_out == {"off_site": 1}
+
+
+async def test_a_start_url_that_redirects_to_another_host_maps_the_site_it_moved_to():
+    async with FakeServer() as server:
+        port = server.port
+        names = {"old.test": ["127.0.0.1"], "new.example": ["127.0.0.1"]}
+        settings = Settings(fetch={"allowed_hosts": [f"{name}:{port}" for name in names], "workers": 1})
+
+        def moved(path: str, reply: Reply) -> Callable[[RecordedRequest], Reply]:
+            def answer(request: RecordedRequest) -> Reply:
+                if request.headers["host"].startswith("old.test"):
+                    return Reply(status=301, headers={"Location": f"http://new.example:{port}{path}"})
+                return reply
+
+            return answer
+
+        home = Reply(body="<html><title>Home</title><a href='/a'>A</a></html>", content_type="text/html")
+        server.route("GET", "/", moved("/", home))
+        server.route("GET", "/sitemap.xml", moved("/sitemap.xml", Reply(body=f"http://new.example:{port}/b\n")))
+        async with Fetcher(settings, cache=Cache(None), resolver=MappedResolver(names)) as fetcher:
+            found = await map_site(f"http://old.test:{port}/", fetcher=fetcher)
+    new = f"http://new.example:{port}"
+    assert [e.url for e in found.urls] == [f"{new}/b", f"{new}/", f"{new}/a"]
+    assert found.left_out == {}

@@ -102,14 +102,17 @@ class Downloaded:
     links: list[tuple[str, str]]
 
 
-async def download_page(client: SiteClient, scope: Scope, url: str, depth: int, max_depth: int) -> Downloaded | str:
-    """`url` politely downloaded and read, or why it is skipped ("robots", "off_site" after redirects).
-    Links are taken only below `max_depth`. Shared by crawls and crawl jobs."""
+async def download_page(
+    client: SiteClient, scope: Scope, url: str, depth: int, max_depth: int, *, anywhere: bool = False
+) -> Downloaded | str:
+    """`url` politely downloaded and read, or why it is skipped ("robots", "off_site" after redirects;
+    `anywhere`: wherever redirects lead, for the start page). Links are taken only below `max_depth`.
+    Shared by crawls and crawl jobs."""
     rules = await client.rules(url)
     if not client.allows(rules, url):
         return "robots"
     got = await client.get(url)
-    if not scope.on_site(got.final_url):
+    if not anywhere and not scope.on_site(got.final_url):
         return "off_site"
     links: list[tuple[str, str]] = []
     if "html" in got.content_type.lower() and depth < max_depth:
@@ -187,6 +190,8 @@ class Crawl:
         self._texts: set[str] = set()
         self._tokens_left = max_tokens
         self._order = itertools.count()
+        self._start: Downloaded | str | WeblensError | None = None
+        """The start page, downloaded before the map (see `_moved`) and read in turn with the others."""
 
     def _skip(self, reason: str) -> None:
         self.result.skipped[reason] = self.result.skipped.get(reason, 0) + 1
@@ -228,7 +233,13 @@ class Crawl:
     async def _visit(self, item: _Item) -> tuple[CrawledPage | None, list[tuple[str, str]]]:
         """(the page, or None when it is not one to keep; the links to follow from it)."""
         report(f"crawl: reading {item.url}", done=len(self.result.pages), total=self.max_pages)
-        got = await download_page(self.client, self.scope, item.url, item.depth, self.max_depth)
+        got: Downloaded | str | WeblensError | None = None
+        if item.depth == 0:  # the start page: downloaded already by `_moved`
+            got, self._start = self._start, None
+        if isinstance(got, WeblensError):
+            raise got
+        if got is None:
+            got = await download_page(self.client, self.scope, item.url, item.depth, self.max_depth)
         if isinstance(got, str):
             self._skip(got)
             return None, []
@@ -237,7 +248,7 @@ class Crawl:
             self._skip("duplicate")
             return None, []
         self._texts.add(key)
-        if not self.scope.wanted(item.url):  # the start page, read for its links only
+        if not self.scope.wanted(got.final_url if item.depth == 0 else item.url):  # the start page, for its links
             return None, got.links
         if self._tokens_left is not None and self._tokens_left < MIN_PAGE_TOKENS:
             return None, []
@@ -251,14 +262,30 @@ class Crawl:
             self._tokens_left -= min(share, page.tokens or 0)
         return page, got.links
 
+    async def _moved(self) -> str:
+        """Where the crawl goes: the start URL, or the site it redirected to (`old.example` ->
+        `new.example`), whose pages are then the ones on the site. The start page is downloaded
+        here, once, and read in turn with the others."""
+        report(f"crawl: reading {self.url}")
+        try:
+            self._start = await download_page(self.client, self.scope, self.url, 0, self.max_depth, anywhere=True)
+        except WeblensError as exc:
+            self._start = exc
+            return self.url
+        if isinstance(self._start, str) or self.scope.on_site(self._start.final_url):
+            return self.url
+        self.scope = self.scope.moved_to(self._start.final_url)
+        return self._start.final_url
+
     async def _seed(self) -> None:
         self._push(self.url, 0, seed=True)
+        site = await self._moved()
         if self.max_depth < 1:
             return
         report("crawl: mapping the site")
         mapper = SiteMapper(
             self.client,
-            self.url,
+            site,
             query=self.query,
             max_urls=min(MAX_MAP_URLS, self.max_pages * _SEEDS_PER_PAGE),
             include_paths=self.scope.include,

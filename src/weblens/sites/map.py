@@ -182,6 +182,12 @@ class SiteMapper:
             queue.extend((u, depth + 1) for u in fresh)
 
     async def run(self) -> SiteMap:
+        start = None
+        if self._start_page:  # read first, added last: a start URL that redirects off-site says where the site is
+            report("map: reading the start page")
+            start = await self._file(self.url)
+        if start is not None and not self.scope.on_site(start[0]):  # the site moved: map where it went
+            self.url, self.scope = start[0], self.scope.moved_to(start[0])
         robots = await self.client.rules(self.url)
         await self._sitemaps(robots)
         origin = "{0.scheme}://{0.netloc}".format(urlsplit(self.url))
@@ -191,14 +197,11 @@ class SiteMapper:
             if got is not None:
                 for link in llms_links(got[1].decode("utf-8", "replace"), got[0]):
                     await self.add(link, "llms.txt")
-        if self._start_page and not self.full():
-            report("map: reading the start page", done=len(self.found), total=self.pool)
-            got = await self._file(self.url)
-            if got is not None:
-                title, links = page_links(got[1], got[0])
-                await self.add(Link(self.url, title), "page")
-                for link in links:
-                    await self.add(link, "page")
+        if start is not None and not self.full():
+            title, links = page_links(start[1], start[0])
+            await self.add(Link(self.url, title), "page")
+            for link in links:
+                await self.add(link, "page")
         return self._finish()
 
     def _finish(self) -> SiteMap:

@@ -56,6 +56,11 @@ class Scope:
         self.include = _checked(include_paths, "include_paths")
         self.exclude = _checked(exclude_paths, "exclude_paths")
 
+    def moved_to(self, url: str) -> Scope:
+        """The same walk on the site a start URL redirected to (`old.example` -> `new.example`): the
+        site moved, and what the caller asked for is where it now is."""
+        return Scope(url, subdomains=self.subdomains, include_paths=self.include, exclude_paths=self.exclude)
+
     def on_site(self, url: str) -> bool:
         if not is_web_url(url):
             return False
