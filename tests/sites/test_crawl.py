@@ -14,6 +14,7 @@ from weblens.fetch.fetcher import Fetcher
 from weblens.sites import crawl
 from weblens.testing import FakeServer, RecordedRequest, Reply
 from weblens.testing.dns import MappedResolver
+from weblens.testing.documents import make_document
 from weblens.testing.sites import DocsSite
 
 from .conftest import fetcher_for
@@ -212,3 +213,21 @@ async def test_a_start_url_that_redirects_to_another_host_crawls_the_site_it_mov
         (f"http://new.example:{port}/a", f"http://new.example:{port}/a"),
     ]
     assert server.count("/") == 2  # the start page was downloaded once (a redirect, then the page)
+
+
+async def test_links_to_media_archives_and_programs_are_skipped_before_any_request():
+    # a downloads page: each was fetched (up to fetch.max_bytes) to fail as unsupported_content
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        files = ["/release.tar.gz", "/setup.EXE", "/talk.mp4", "/theme.mp3?v=2", "/font.woff2"]
+        links = "".join(f"<a href='{f}'>{f}</a>" for f in [*files, "/guide.docx"])
+        server.route("GET", "/", Reply(body=f"<html><title>Downloads</title><p>all files</p>{links}</html>",
+                                       content_type="text/html"))  # fmt: skip
+        binary = Reply(body=b"\x00" * 50_000, content_type="application/octet-stream")
+        for path in files:
+            server.route("GET", path.split("?")[0], binary)
+        docx, docx_type = make_document("docx")
+        server.route("GET", "/guide.docx", Reply(body=docx, content_type=docx_type))
+        result = await crawl(server.url("/"), max_pages=10, fetcher=fetcher).run()
+    assert [server.count(f.split("?")[0]) for f in files] == [0] * len(files)
+    assert result.skipped == {"not_a_page": len(files)} and result.failed == []
+    assert [p.url for p in result.pages] == [server.url("/"), server.url("/guide.docx")]  # documents are read

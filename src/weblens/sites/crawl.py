@@ -73,7 +73,8 @@ class CrawlResult(BaseModel):
     """Best first with a query, else in the order they were read."""
     failed: list[FailedPage] = Field(default_factory=list)
     skipped: dict[str, int] = Field(default_factory=dict)
-    """URLs not read, by reason: robots, trap, duplicate (same text as a page read), off_site, filtered."""
+    """URLs not read, by reason: robots, trap, duplicate (same text as a page read), off_site, filtered,
+    not_a_page (audio, video, archives, programs, fonts: files no reader reads)."""
     partial: bool = False
     """The time budget ran out; `left` holds what was still to read."""
     left: list[str] = Field(default_factory=list)

@@ -80,7 +80,7 @@ class CrawlJob(BaseModel):
     """URLs found and still to read (when the job ends: those left unread)."""
     in_flight: int = 0
     skipped: dict[str, int] = Field(default_factory=dict)
-    """URLs not read, by reason: robots, trap, duplicate, off_site, filtered."""
+    """URLs not read, by reason: robots, trap, duplicate, off_site, filtered, not_a_page."""
     limits: list[str] = Field(default_factory=list)
     error: str | None = None
 
