@@ -15,7 +15,7 @@ from weblens.sites import crawl
 from weblens.testing import FakeServer, RecordedRequest, Reply
 from weblens.testing.dns import MappedResolver
 from weblens.testing.documents import make_document
-from weblens.testing.sites import DocsSite
+from weblens.testing.sites import DocsSite, LinkFarm
 
 from .conftest import fetcher_for
 
@@ -231,3 +231,16 @@ async def test_links_to_media_archives_and_programs_are_skipped_before_any_reque
     assert [server.count(f.split("?")[0]) for f in files] == [0] * len(files)
     assert result.skipped == {"not_a_page": len(files)} and result.failed == []
     assert [p.url for p in result.pages] == [server.url("/"), server.url("/guide.docx")]  # documents are read
+
+
+@pytest.mark.parametrize("query", [None, "listing items"])
+async def test_a_site_linking_new_pages_without_end_keeps_the_queue_bounded(query: str | None):
+    # each page links 500 pages never seen: the queue held every one of them (500 000 URLs and
+    # 180 MB for a 100-page crawl, minutes past the time budget), though at most 3 per page are read
+    async with LinkFarm(links=500, latency_s=0.5) as farm, fetcher_for(f"127.0.0.1:{farm.port}") as fetcher:
+        # 40 pages, 2 at a time, 0.5 s each: past the 4 s budget, so the crawl says what was left
+        result = await crawl(farm.url("/"), query=query, max_pages=40, max_depth=4, time_budget_s=4,
+                             fetcher=fetcher).run()  # fmt: skip
+    assert result.partial and result.pages
+    assert 0 < result.left_count <= 2 * 40 * 20  # 800 URLs kept (twice that before a trim), not 500 a page read
+    assert "at most 800 URLs queued: further links were not followed" in result.limits

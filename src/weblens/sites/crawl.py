@@ -42,6 +42,10 @@ MIN_PAGE_TOKENS = 50
 _ATTEMPTS_PER_PAGE = 3
 """Downloads at most per page asked for: failures and duplicates cannot run a crawl for ever."""
 _SEEDS_PER_PAGE = 5
+_FRONTIER_PER_PAGE = 20
+"""URLs kept queued per page asked for: a crawl downloads at most 3 per page, so more are never read.
+A site whose every page links thousands of new URLs (a generated listing, a trap) filled the queue
+without end: 500 000 URLs and 180 MB for a 100-page crawl, and minutes past its time budget."""
 _LEFT_SHOWN = 50
 
 
@@ -87,6 +91,7 @@ class _Item:
     priority: tuple[float, ...]
     url: str = field(compare=False)
     depth: int = field(compare=False)
+    key: str = field(compare=False, default="")
 
 
 def text_key(text: str) -> str:
@@ -184,6 +189,7 @@ class Crawl:
         self.concurrency = concurrency
         self.result = CrawlResult(url=url, query=query)
         self._frontier: list[_Item] = []
+        self._cap = max_pages * _FRONTIER_PER_PAGE
         self._queued: dict[str, float] = {}
         """Canonical URL -> the best score it was queued with (a URL may sit in the heap twice)."""
         self._visited: set[str] = set()
@@ -197,7 +203,24 @@ class Crawl:
     def _skip(self, reason: str) -> None:
         self.result.skipped[reason] = self.result.skipped.get(reason, 0) + 1
 
+    def _full(self) -> None:
+        limit = f"at most {self._cap} URLs queued: further links were not followed"
+        if limit not in self.result.limits:
+            self.result.limits.append(limit)
+
+    def _trim(self) -> None:
+        """Keep the best `_cap` queued URLs (best-first: a later link may beat what is queued)."""
+        self._frontier = heapq.nsmallest(self._cap, self._frontier)  # sorted, so still a heap
+        kept: dict[str, float] = {}
+        for item in self._frontier:
+            kept[item.key] = max(kept.get(item.key, -1.0), -item.priority[0])
+        self._queued = kept
+        self._full()
+
     def _push(self, url: str, depth: int, text: str | None = None, *, seed: bool = False) -> None:
+        if not seed and self.relevance is None and len(self._frontier) >= self._cap:
+            # breadth-first: a new link comes after everything queued, which is already more than will be read
+            return self._full()
         key = canonical_url(url)
         if key in self._visited:
             return
@@ -207,7 +230,9 @@ class Crawl:
         if known is not None:  # queued already: a link that says more about it moves it up
             if self.relevance is not None and score > known:
                 self._queued[key] = score
-                heapq.heappush(self._frontier, _Item((-score, float(depth), order), url, depth))
+                heapq.heappush(self._frontier, _Item((-score, float(depth), order), url, depth, key))
+                if len(self._frontier) > 2 * self._cap:
+                    self._trim()
             return
         if not seed:
             refusal = self.scope.refusal(url)
@@ -220,7 +245,9 @@ class Crawl:
                     return self._skip("trap")
         self._queued[key] = score
         priority = (-score, float(depth), order) if self.relevance is not None else (float(depth), order)
-        heapq.heappush(self._frontier, _Item(priority, url, depth))
+        heapq.heappush(self._frontier, _Item(priority, url, depth, key))
+        if len(self._frontier) > 2 * self._cap:
+            self._trim()
 
     def _share(self) -> int | None:
         """This page's part of what is left of max_tokens: an equal split over the pages still to come."""
