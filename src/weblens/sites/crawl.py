@@ -31,7 +31,16 @@ from weblens.sites.relevance import Relevance
 from weblens.sites.scope import Scope, variant_of
 from weblens.urls import canonical_url
 
-__all__ = ["MAX_CRAWL_DEPTH", "MAX_CRAWL_PAGES", "Crawl", "CrawlResult", "CrawledPage", "FailedPage", "crawl"]
+__all__ = [
+    "FRONTIER_PER_PAGE",
+    "MAX_CRAWL_DEPTH",
+    "MAX_CRAWL_PAGES",
+    "Crawl",
+    "CrawlResult",
+    "CrawledPage",
+    "FailedPage",
+    "crawl",
+]
 
 MAX_CRAWL_PAGES = 100
 MAX_CRAWL_DEPTH = 5
@@ -42,7 +51,7 @@ MIN_PAGE_TOKENS = 50
 _ATTEMPTS_PER_PAGE = 3
 """Downloads at most per page asked for: failures and duplicates cannot run a crawl for ever."""
 _SEEDS_PER_PAGE = 5
-_FRONTIER_PER_PAGE = 20
+FRONTIER_PER_PAGE = 20
 """URLs kept queued per page asked for: a crawl downloads at most 3 per page, so more are never read.
 A site whose every page links thousands of new URLs (a generated listing, a trap) filled the queue
 without end: 500 000 URLs and 180 MB for a 100-page crawl, and minutes past its time budget."""
@@ -189,7 +198,7 @@ class Crawl:
         self.concurrency = concurrency
         self.result = CrawlResult(url=url, query=query)
         self._frontier: list[_Item] = []
-        self._cap = max_pages * _FRONTIER_PER_PAGE
+        self._cap = max_pages * FRONTIER_PER_PAGE
         self._queued: dict[str, float] = {}
         """Canonical URL -> the best score it was queued with (a URL may sit in the heap twice)."""
         self._visited: set[str] = set()

@@ -209,3 +209,7 @@ class LinkFarm(FakeServer):
         links = "".join(f"<a href='/{name}-{i}'>Item {i} of {name}</a> " for i in range(self.links))
         body = f"<p>The listing {name} holds {self.links} items, each a page of its own.</p><p>{links}</p>"
         return Reply(body=f"<html><head><title>{name}</title></head><body>{body}</body></html>", content_type=_HTML)
+
+    @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self.port}"
