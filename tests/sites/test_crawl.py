@@ -244,3 +244,19 @@ async def test_a_site_linking_new_pages_without_end_keeps_the_queue_bounded(quer
     assert result.partial and result.pages
     assert 0 < result.left_count <= 2 * 40 * 20  # 800 URLs kept (twice that before a trim), not 500 a page read
     assert "at most 800 URLs queued: further links were not followed" in result.limits
+
+
+async def test_links_a_page_asks_not_to_follow_are_not_followed():
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        home = ("<html><title>Home</title><p>home</p><a href='/events?month=2' rel='nofollow'>Next month</a>"
+                "<a href='/logout' rel='NoFollow noopener'>Log out</a><a href='/index'>Index</a></html>")  # fmt: skip
+        index = ("<html><head><title>Index</title><meta name='ROBOTS' content='noindex, nofollow'></head>"
+                 "<body><p>the index</p><a href='/hidden'>Hidden</a></body></html>")  # fmt: skip
+        server.route("GET", "/", Reply(body=home, content_type="text/html"))
+        server.route("GET", "/index", Reply(body=index, content_type="text/html"))
+        for path in ("/events", "/logout", "/hidden"):
+            server.route("GET", path, Reply(body=f"<html><title>{path}</title><p>{path}</p></html>",
+                                            content_type="text/html"))  # fmt: skip
+        result = await crawl(server.url("/"), max_pages=10, max_depth=3, fetcher=fetcher).run()
+    assert [p.url for p in result.pages] == [server.url("/"), server.url("/index")]
+    assert [server.count(path) for path in ("/events", "/logout", "/hidden")] == [0, 0, 0]
