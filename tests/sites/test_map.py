@@ -194,3 +194,20 @@ async def test_a_start_url_that_redirects_to_another_host_maps_the_site_it_moved
     new = f"http://new.example:{port}"
     assert [e.url for e in found.urls] == [f"{new}/b", f"{new}/", f"{new}/a"]
     assert found.left_out == {}
+
+
+async def test_past_its_time_budget_a_map_returns_what_it_found_and_says_so():
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        index = "".join(f"<sitemap><loc>{server.url(f'/sitemap-{i}.xml')}</loc></sitemap>" for i in range(20))
+        server.route("GET", "/sitemap.xml", Reply(body=f"<sitemapindex>{index}</sitemapindex>",
+                                                  content_type="application/xml"))  # fmt: skip
+        for i in range(20):
+            urlset = f"<urlset><url><loc>{server.url(f'/page-{i}')}</loc></url></urlset>"
+            server.route("GET", f"/sitemap-{i}.xml", Reply(body=urlset, content_type="application/xml", delay_s=0.4))
+        server.route("GET", "/", Reply(body="<html><title>Home</title><a href='/about'>About</a></html>",
+                                       content_type="text/html"))  # fmt: skip
+        found = await map_site(server.url("/"), time_budget_s=1.5, fetcher=fetcher)
+    urls = [e.url for e in found.urls]
+    assert len(urls) - 2 < 20  # some sitemaps, not all 20
+    assert urls[-2:] == [server.url("/"), server.url("/about")]  # the start page, read first, still counts
+    assert found.limits == ["stopped reading the site's files after 1.5 s (time budget)"]

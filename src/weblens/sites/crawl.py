@@ -320,7 +320,8 @@ class Crawl:
         if self.max_depth < 1:
             return
         report("crawl: mapping the site")
-        mapper = SiteMapper(
+        left = self._deadline - asyncio.get_running_loop().time()
+        mapper = SiteMapper(  # at most half the time left: the pages are what the crawl is for
             self.client,
             site,
             query=self.query,
@@ -329,6 +330,7 @@ class Crawl:
             exclude_paths=self.scope.exclude,
             subdomains=self.scope.subdomains,
             start_page=False,
+            time_budget_s=max(0.0, left / 2),
         )
         found = await mapper.run()
         self.result.limits.extend(limit for limit in found.limits if not limit.startswith("max_urls="))
@@ -340,7 +342,7 @@ class Crawl:
 
     async def _pages(self) -> AsyncIterator[CrawledPage]:
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.time_budget_s
+        deadline = self._deadline = loop.time() + self.time_budget_s
         running: dict[asyncio.Task[tuple[CrawledPage | None, list[tuple[str, str]]]], _Item] = {}
         attempts = 0
         own: Fetcher | None = None
