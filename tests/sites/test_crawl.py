@@ -278,3 +278,14 @@ async def test_slow_sitemaps_take_at_most_half_the_time_budget_and_pages_are_sti
     assert {p.url for p in result.pages} == {server.url("/"), server.url("/page-0"), server.url("/page-1")}
     assert not result.partial
     assert any(limit.startswith("stopped reading the site's files after") for limit in result.limits)
+
+
+async def test_a_503_with_retry_after_slows_the_host_like_a_429(site: DocsSite, fetcher: Fetcher):
+    # the page failed at once and the host was asked again at full speed, though it said when to come back
+    site.queue("/docs/page-0", Reply(status=503, headers={"Retry-After": "1"}, body="busy", content_type="text/plain"))
+    site.queue("/docs/page-1", Reply(status=503, body="down", content_type="text/plain"))  # no Retry-After: a failure
+    result = await crawl(site.url("/"), max_pages=4, fetcher=fetcher).run()
+    assert site.url("/docs/page-0") in [p.url for p in result.pages]
+    asked = [r.received_at for r in site.requests if r.path == "/docs/page-0"]
+    assert len(asked) == 2 and asked[1] - asked[0] >= 0.9
+    assert [(f.url, f.code) for f in result.failed] == [(site.url("/docs/page-1"), "upstream_error")]
