@@ -17,7 +17,7 @@ from weblens.testing.dns import MappedResolver
 from weblens.testing.documents import make_document
 from weblens.testing.sites import DocsSite, LinkFarm
 
-from .conftest import fetcher_for
+from .conftest import fetcher_for, slow_sitemaps
 
 
 async def test_breadth_first_reads_the_start_page_then_the_mapped_pages(site: DocsSite, fetcher: Fetcher):
@@ -265,14 +265,7 @@ async def test_links_a_page_asks_not_to_follow_are_not_followed():
 async def test_slow_sitemaps_take_at_most_half_the_time_budget_and_pages_are_still_read():
     # 40 sitemaps of 0.5 s each: the map took the whole 4 s budget and the crawl returned no page
     async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
-        index = "".join(f"<sitemap><loc>{server.url(f'/sitemap-{i}.xml')}</loc></sitemap>" for i in range(40))
-        server.route("GET", "/sitemap.xml", Reply(body=f"<sitemapindex>{index}</sitemapindex>",
-                                                  content_type="application/xml"))  # fmt: skip
-        for i in range(40):
-            urlset = f"<urlset><url><loc>{server.url(f'/page-{i}')}</loc></url></urlset>"
-            server.route("GET", f"/sitemap-{i}.xml", Reply(body=urlset, content_type="application/xml", delay_s=0.5))
-            server.route("GET", f"/page-{i}", Reply(body=f"<html><title>Page {i}</title><p>text {i}</p></html>",
-                                                    content_type="text/html"))  # fmt: skip
+        slow_sitemaps(server, 40, delay_s=0.5)
         server.route("GET", "/", Reply(body="<html><title>Home</title><p>home</p></html>", content_type="text/html"))
         result = await crawl(server.url("/"), max_pages=3, time_budget_s=4, fetcher=fetcher).run()
     assert {p.url for p in result.pages} == {server.url("/"), server.url("/page-0"), server.url("/page-1")}

@@ -20,7 +20,7 @@ from weblens.testing import ServedApp
 from weblens.testing.redis import RedisServer
 from weblens.testing.sites import DocsSite, LinkFarm
 
-from .conftest import all_results, finished, until
+from .conftest import all_results, finished, finished_job, until
 
 
 def replica_settings(site: DocsSite | LinkFarm, redis: RedisServer, data: Path, **crawl: Any) -> Settings:
@@ -160,9 +160,7 @@ async def test_a_site_linking_new_pages_without_end_does_not_fill_redis_without_
 ) -> None:
     async with LinkFarm(links=300) as farm:
         replicas = fleet(farm, 2)
-        async with httpx.AsyncClient(base_url=replicas[0].url(), timeout=10) as http:
-            response = await http.post("/api/crawls", json={"url": farm.url("/"), "max_pages": 5, "max_depth": 3})
-            job = await until(http, response.json()["id"], finished)
+        job = await finished_job(replicas[0].url(), {"url": farm.url("/"), "max_pages": 5, "max_depth": 3})
     assert job["state"] == "done" and job["pages"] == 5
     assert 0 < job["queued"] <= 5 * 20  # left unread: at most 20 URLs per page asked for are admitted
     assert job["skipped"]["queue_full"] > 0

@@ -20,7 +20,7 @@ from weblens.sites.jobs.sqlite import SqliteJobStore
 from weblens.testing import ServedApp
 from weblens.testing.sites import DocsSite, LinkFarm
 
-from .conftest import all_results, finished, until
+from .conftest import all_results, finished, finished_job, until
 
 
 def settings_for(site: DocsSite | LinkFarm, data: Path, **crawl: Any) -> Settings:
@@ -275,9 +275,7 @@ async def test_a_site_linking_new_pages_without_end_does_not_fill_the_job_withou
     # message) though a job reads at most 3 per page asked for
     async with LinkFarm(links=300) as farm:
         server = serve(settings_for(farm, tmp_path))
-        async with httpx.AsyncClient(base_url=server.url(), timeout=10) as http:
-            response = await http.post("/api/crawls", json={"url": farm.url("/"), "max_pages": 5, "max_depth": 3})
-            job = await until(http, response.json()["id"], finished)
+        job = await finished_job(server.url(), {"url": farm.url("/"), "max_pages": 5, "max_depth": 3})
     assert job["state"] == "done" and job["pages"] == 5
     assert 0 < job["queued"] <= 5 * 20  # left unread: at most 20 URLs per page asked for are admitted
     assert job["skipped"]["queue_full"] > 0

@@ -18,7 +18,7 @@ from weblens.testing import FakeServer, RecordedRequest, Reply
 from weblens.testing.dns import MappedResolver
 from weblens.testing.sites import DocsSite
 
-from .conftest import fetcher_for
+from .conftest import fetcher_for, slow_sitemaps
 
 
 async def test_sitemaps_llms_txt_and_start_page_are_read_in_order(site: DocsSite, fetcher: Fetcher):
@@ -198,12 +198,7 @@ async def test_a_start_url_that_redirects_to_another_host_maps_the_site_it_moved
 
 async def test_past_its_time_budget_a_map_returns_what_it_found_and_says_so():
     async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
-        index = "".join(f"<sitemap><loc>{server.url(f'/sitemap-{i}.xml')}</loc></sitemap>" for i in range(20))
-        server.route("GET", "/sitemap.xml", Reply(body=f"<sitemapindex>{index}</sitemapindex>",
-                                                  content_type="application/xml"))  # fmt: skip
-        for i in range(20):
-            urlset = f"<urlset><url><loc>{server.url(f'/page-{i}')}</loc></url></urlset>"
-            server.route("GET", f"/sitemap-{i}.xml", Reply(body=urlset, content_type="application/xml", delay_s=0.4))
+        slow_sitemaps(server, 20, delay_s=0.4)
         server.route("GET", "/", Reply(body="<html><title>Home</title><a href='/about'>About</a></html>",
                                        content_type="text/html"))  # fmt: skip
         found = await map_site(server.url("/"), time_budget_s=1.5, fetcher=fetcher)
