@@ -115,3 +115,16 @@ async def test_a_robots_txt_redirecting_for_ever_counts_as_missing(
     page = await fetch(pages.url("/plain.txt"), settings=settings, cache=cache, respect_robots=True)
     assert "line one" in page.content
     assert pages.count("/robots.txt") == 6  # the first request and five redirects, then unavailable
+
+
+@pytest.mark.parametrize("group", ["github", "https", "com"])
+async def test_only_the_product_token_of_the_user_agent_picks_a_group(
+    pages: PageServer, settings: Settings, cache: Cache, group: str
+) -> None:
+    # weblens' user agent names its home page (+https://github.com/...): a group for that site or
+    # scheme is not a group for weblens (RFC 9309 2.2.1 matches the product token)
+    pages.route("GET", "/robots.txt", Reply(body=f"User-agent: {group}\nDisallow: /\n"))
+    assert (await fetch(pages.url("/plain.txt"), settings=settings, cache=cache, respect_robots=True)).content
+    pages.route("GET", "/robots.txt", Reply(body="User-agent: WebLens\nDisallow: /\n"))
+    with pytest.raises(BlockedError, match=r"robots\.txt"):
+        await fetch(pages.url("/readme.md"), settings=settings, cache=Cache(None), respect_robots=True)

@@ -11,6 +11,8 @@ five hops, each passing the guard and the policy (RFC 9309 2.3.1.2); past them i
 
 from __future__ import annotations
 
+import re
+
 import httpx
 from protego import Protego
 
@@ -27,6 +29,10 @@ __all__ = ["RobotsPolicy"]
 _MAX_ROBOTS_BYTES = 512 * 1024
 _NAMESPACE = "robots"
 _HEADERS = {"Accept-Encoding": "gzip, deflate"}  # the encodings read_capped can decompress
+_URL_IN_AGENT = re.compile(r"\+?https?://\S*?(?=[;)\s]|$)")
+"""The contact URL of a user agent ("weblens/0.1 (+https://github.com/weblens/weblens)"). protego finds
+a group's name anywhere in the string it is given, so with the URL left in, `User-agent: github` or
+`User-agent: https` groups ruled weblens; RFC 9309 matches only the product token."""
 _MAX_REDIRECTS = 5
 """RFC 9309: follow at least five consecutive redirects, even to another host."""
 _UNAVAILABLE = 404
@@ -52,7 +58,7 @@ class RobotsPolicy:
         self._guard = guard
         self._policy = policy
         self._cache = cache
-        self._agent = user_agent
+        self._agent = _URL_IN_AGENT.sub("", user_agent)
         self._ttl = ttl_s
 
     async def _rules(self, origin: str) -> dict[str, object]:
