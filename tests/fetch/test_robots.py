@@ -85,3 +85,46 @@ async def test_the_group_for_weblens_wins_over_the_star_group(
 ) -> None:
     pages.route("GET", "/robots.txt", Reply(body="User-agent: *\nDisallow: /\n\nUser-agent: weblens\nAllow: /\n"))
     assert (await fetch(pages.url("/plain.txt"), settings=settings, cache=cache, respect_robots=True)).content
+
+
+async def test_a_redirected_robots_txt_is_followed_and_obeyed(
+    pages: PageServer, settings: Settings, cache: Cache
+) -> None:
+    # RFC 9309 2.3.1.2: follow at least five redirects; sites move robots.txt (http -> https, a CDN path)
+    pages.route("GET", "/robots.txt", Reply(status=301, headers={"Location": "/moved/robots.txt"}))
+    pages.route("GET", "/moved/robots.txt", Reply(status=302, headers={"Location": "/final/robots.txt"}))
+    pages.route("GET", "/final/robots.txt", Reply(body=ROBOTS))
+    with pytest.raises(BlockedError, match=r"disallows fetching /article"):
+        await fetch(pages.url("/article"), settings=settings, cache=cache, respect_robots=True)
+    assert pages.count("/article") == 0 and pages.count("/final/robots.txt") == 1
+
+
+async def test_a_robots_txt_redirected_to_a_private_address_is_refused_not_read(
+    pages: PageServer, settings: Settings, cache: Cache
+) -> None:
+    pages.route("GET", "/robots.txt", Reply(status=302, headers={"Location": "http://169.254.169.254/robots.txt"}))
+    with pytest.raises(BlockedError, match="SSRF guard"):
+        await fetch(pages.url("/article"), settings=settings, cache=cache, respect_robots=True)
+    assert pages.count("/article") == 0
+
+
+async def test_a_robots_txt_redirecting_for_ever_counts_as_missing(
+    pages: PageServer, settings: Settings, cache: Cache
+) -> None:
+    pages.route("GET", "/robots.txt", Reply(status=302, headers={"Location": "/robots.txt"}))
+    page = await fetch(pages.url("/plain.txt"), settings=settings, cache=cache, respect_robots=True)
+    assert "line one" in page.content
+    assert pages.count("/robots.txt") == 6  # the first request and five redirects, then unavailable
+
+
+@pytest.mark.parametrize("group", ["github", "https", "com"])
+async def test_only_the_product_token_of_the_user_agent_picks_a_group(
+    pages: PageServer, settings: Settings, cache: Cache, group: str
+) -> None:
+    # weblens' user agent names its home page (+https://github.com/...): a group for that site or
+    # scheme is not a group for weblens (RFC 9309 2.2.1 matches the product token)
+    pages.route("GET", "/robots.txt", Reply(body=f"User-agent: {group}\nDisallow: /\n"))
+    assert (await fetch(pages.url("/plain.txt"), settings=settings, cache=cache, respect_robots=True)).content
+    pages.route("GET", "/robots.txt", Reply(body="User-agent: WebLens\nDisallow: /\n"))
+    with pytest.raises(BlockedError, match=r"robots\.txt"):
+        await fetch(pages.url("/readme.md"), settings=settings, cache=Cache(None), respect_robots=True)

@@ -18,12 +18,12 @@ from weblens.config import Settings
 from weblens.sites.jobs.local import READING
 from weblens.testing import ServedApp
 from weblens.testing.redis import RedisServer
-from weblens.testing.sites import DocsSite
+from weblens.testing.sites import DocsSite, LinkFarm
 
-from .conftest import all_results, finished, until
+from .conftest import all_results, finished, finished_job, until
 
 
-def replica_settings(site: DocsSite, redis: RedisServer, data: Path, **crawl: Any) -> Settings:
+def replica_settings(site: DocsSite | LinkFarm, redis: RedisServer, data: Path, **crawl: Any) -> Settings:
     return Settings(
         data_dir=data, redis_url=redis.url, cache={"enabled": False},
         fetch={"allowed_hosts": [site.host], "workers": 1}, crawl=crawl,
@@ -35,7 +35,7 @@ def fleet(redis_server: RedisServer, tmp_path: Path) -> Iterator[Callable[..., l
     redis_server.flush()
     started: list[ServedApp] = []
 
-    def start(site: DocsSite, count: int, **crawl: Any) -> list[ServedApp]:
+    def start(site: DocsSite | LinkFarm, count: int, **crawl: Any) -> list[ServedApp]:
         for n in range(count):
             settings = replica_settings(site, redis_server, tmp_path / f"replica{n}", **crawl)
             started.append(ServedApp(create_app(settings)))
@@ -153,3 +153,14 @@ async def test_a_replica_stopped_mid_job_logs_no_error(
     errors = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.WARNING]
     assert not errors, errors
     assert job["state"] == "done" and job["pages"] == 60
+
+
+async def test_a_site_linking_new_pages_without_end_does_not_fill_redis_without_end(
+    fleet: Callable[..., list[ServedApp]],
+) -> None:
+    async with LinkFarm(links=300) as farm:
+        replicas = fleet(farm, 2)
+        job = await finished_job(replicas[0].url(), {"url": farm.url("/"), "max_pages": 5, "max_depth": 3})
+    assert job["state"] == "done" and job["pages"] == 5
+    assert 0 < job["queued"] <= 5 * 20  # left unread: at most 20 URLs per page asked for are admitted
+    assert job["skipped"]["queue_full"] > 0

@@ -18,12 +18,12 @@ from weblens.app.server import create_app
 from weblens.config import Settings
 from weblens.sites.jobs.sqlite import SqliteJobStore
 from weblens.testing import ServedApp
-from weblens.testing.sites import DocsSite
+from weblens.testing.sites import DocsSite, LinkFarm
 
-from .conftest import all_results, finished, until
+from .conftest import all_results, finished, finished_job, until
 
 
-def settings_for(site: DocsSite, data: Path, **crawl: Any) -> Settings:
+def settings_for(site: DocsSite | LinkFarm, data: Path, **crawl: Any) -> Settings:
     return Settings(
         data_dir=data, cache={"enabled": False}, fetch={"allowed_hosts": [site.host], "workers": 1}, crawl=crawl
     )
@@ -266,3 +266,16 @@ def test_weblens_crawl_job_id_follows_a_job_that_runs_already(
     assert unknown.exit_code == 1 and "no crawl job" in unknown.output
     assert both.exit_code == 2 and neither.exit_code == 2 and "--job-id" in neither.output
     assert options.exit_code == 2 and "leave out --query, --max-pages" in options.output, options.output
+
+
+async def test_a_site_linking_new_pages_without_end_does_not_fill_the_job_without_end(
+    serve: Callable[[Settings], ServedApp], tmp_path: Path
+) -> None:
+    # every page links 300 pages never seen: each one was admitted (a row, and in a fleet a stream
+    # message) though a job reads at most 3 per page asked for
+    async with LinkFarm(links=300) as farm:
+        server = serve(settings_for(farm, tmp_path))
+        job = await finished_job(server.url(), {"url": farm.url("/"), "max_pages": 5, "max_depth": 3})
+    assert job["state"] == "done" and job["pages"] == 5
+    assert 0 < job["queued"] <= 5 * 20  # left unread: at most 20 URLs per page asked for are admitted
+    assert job["skipped"]["queue_full"] > 0

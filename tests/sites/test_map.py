@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from collections.abc import Callable
 
 import pytest
 
@@ -13,11 +14,11 @@ from weblens.fetch.fetcher import Fetcher
 from weblens.policy import DomainPolicy
 from weblens.sites import map_site
 from weblens.sites.map import MAX_SITEMAP_DEPTH, MAX_SITEMAP_FILES
-from weblens.testing import FakeServer, Reply
+from weblens.testing import FakeServer, RecordedRequest, Reply
 from weblens.testing.dns import MappedResolver
 from weblens.testing.sites import DocsSite
 
-from .conftest import fetcher_for
+from .conftest import fetcher_for, slow_sitemaps
 
 
 async def test_sitemaps_llms_txt_and_start_page_are_read_in_order(site: DocsSite, fetcher: Fetcher):
@@ -35,7 +36,8 @@ async def test_sitemaps_llms_txt_and_start_page_are_read_in_order(site: DocsSite
         site.url("/loop/a/"),
     }
     paths = [r.path for r in site.requests]
-    assert paths[:4] == ["/robots.txt", "/sitemap.xml", "/sitemaps/docs-1.xml.gz", "/sitemaps/docs-2.xml"]
+    # the start page is asked first (where it redirects is where the site is), its links kept last
+    assert paths[:5] == ["/robots.txt", "/", "/sitemap.xml", "/sitemaps/docs-1.xml.gz", "/sitemaps/docs-2.xml"]
     assert "/llms.txt" in paths and "/docs/page-0" not in paths  # a map reads no page but the start page
 
 
@@ -84,6 +86,23 @@ async def test_off_site_and_non_http_links_are_never_kept():
     assert [e.url for e in found.urls] == [server.url("/"), server.url("/ok")]
     assert found.left_out == {"off_site": 1}
     assert [r.path for r in server.requests if r.path not in ("/robots.txt", "/sitemap.xml", "/llms.txt", "/")] == []
+
+
+async def test_relative_links_resolve_against_where_a_redirect_led():
+    # `/docs` -> `/docs/` is the commonest redirect there is; `intro` on that page is /docs/intro, not /intro
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        server.route("GET", "/docs", Reply(status=301, headers={"Location": "/docs/"}))
+        server.route("GET", "/docs/", Reply(body="<html><title>Docs</title><a href='intro'>Intro</a></html>",
+                                            content_type="text/html"))  # fmt: skip
+        server.route("GET", "/sitemap.xml", Reply(status=302, headers={"Location": "/maps/sitemap.xml"}))
+        server.route("GET", "/maps/sitemap.xml", Reply(body="<urlset><url><loc>part-2</loc></url></urlset>",
+                                                       content_type="application/xml"))  # fmt: skip
+        server.route("GET", "/llms.txt", Reply(status=302, headers={"Location": "/docs/llms.txt"}))
+        server.route("GET", "/docs/llms.txt", Reply(body="# Docs\n- [Setup](setup.md)\n", content_type="text/plain"))
+        found = await map_site(server.url("/docs"), fetcher=fetcher)
+    assert [e.url for e in found.urls] == [
+        server.url("/maps/part-2"), server.url("/docs/setup.md"), server.url("/docs"), server.url("/docs/intro"),
+    ]  # fmt: skip
 
 
 def _index(server: FakeServer, *children: str) -> Reply:
@@ -151,3 +170,39 @@ async def test_subdomains_are_kept_only_when_asked():
     assert [e.url for e in narrow.urls] == [start, f"{start}guide"]
     assert [e.url for e in wide.urls] == [start, f"http://api.docs.test:{port}/ref", f"{start}guide"]
     assert wide.left_out == {"off_site": 1}
+
+
+async def test_a_start_url_that_redirects_to_another_host_maps_the_site_it_moved_to():
+    async with FakeServer() as server:
+        port = server.port
+        names = {"old.test": ["127.0.0.1"], "new.example": ["127.0.0.1"]}
+        settings = Settings(fetch={"allowed_hosts": [f"{name}:{port}" for name in names], "workers": 1})
+
+        def moved(path: str, reply: Reply) -> Callable[[RecordedRequest], Reply]:
+            def answer(request: RecordedRequest) -> Reply:
+                if request.headers["host"].startswith("old.test"):
+                    return Reply(status=301, headers={"Location": f"http://new.example:{port}{path}"})
+                return reply
+
+            return answer
+
+        home = Reply(body="<html><title>Home</title><a href='/a'>A</a></html>", content_type="text/html")
+        server.route("GET", "/", moved("/", home))
+        server.route("GET", "/sitemap.xml", moved("/sitemap.xml", Reply(body=f"http://new.example:{port}/b\n")))
+        async with Fetcher(settings, cache=Cache(None), resolver=MappedResolver(names)) as fetcher:
+            found = await map_site(f"http://old.test:{port}/", fetcher=fetcher)
+    new = f"http://new.example:{port}"
+    assert [e.url for e in found.urls] == [f"{new}/b", f"{new}/", f"{new}/a"]
+    assert found.left_out == {}
+
+
+async def test_past_its_time_budget_a_map_returns_what_it_found_and_says_so():
+    async with FakeServer() as server, fetcher_for(f"127.0.0.1:{server.port}") as fetcher:
+        slow_sitemaps(server, 20, delay_s=0.4)
+        server.route("GET", "/", Reply(body="<html><title>Home</title><a href='/about'>About</a></html>",
+                                       content_type="text/html"))  # fmt: skip
+        found = await map_site(server.url("/"), time_budget_s=1.5, fetcher=fetcher)
+    urls = [e.url for e in found.urls]
+    assert len(urls) - 2 < 20  # some sitemaps, not all 20
+    assert urls[-2:] == [server.url("/"), server.url("/about")]  # the start page, read first, still counts
+    assert found.limits == ["stopped reading the site's files after 1.5 s (time budget)"]

@@ -27,9 +27,18 @@ from weblens.net.guarded import guarded_client, is_guarded
 from weblens.net.ssrf import Resolver, SsrfGuard, default_port
 from weblens.progress import report
 
-__all__ = ["Downloaded", "download", "fetch_client", "forbids_storing", "guard_for", "status_error"]
+__all__ = [
+    "REDIRECT_STATUSES",
+    "Downloaded",
+    "UrlCheck",
+    "download",
+    "fetch_client",
+    "forbids_storing",
+    "guard_for",
+    "status_error",
+]
 
-_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _CHALLENGE_STATUSES = frozenset({403, 503})  # what bot-check services answer with
 _CHALLENGE_SNIFF_BYTES = 64 * 1024
 _ACCEPT = "text/html,application/xhtml+xml,text/plain,text/markdown,application/json,application/pdf;q=0.9,*/*;q=0.5"
@@ -132,7 +141,7 @@ async def download(
         with translate_errors(current.host):
             # never the client's own redirect following: each hop must pass the guard above
             async with client.stream("GET", current, headers=_HEADERS, follow_redirects=False) as r:
-                if r.status_code in _REDIRECTS and "location" in r.headers:
+                if r.status_code in REDIRECT_STATUSES and "location" in r.headers:
                     current = guard.check_url(current.join(r.headers["location"]))
                     continue
                 if r.status_code in _CHALLENGE_STATUSES and (wall := await _bot_check(r, str(current))):

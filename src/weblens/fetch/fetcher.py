@@ -333,7 +333,9 @@ class Fetcher(AsyncClosing):
         config = self.settings.fetch
         if not (config.respect_robots if respect_robots is None else respect_robots):
             return None, None
-        robots = RobotsPolicy(http, self.cache, config.user_agent, config.cache_ttl_s)
+        robots = RobotsPolicy(
+            http, self.cache, config.user_agent, config.cache_ttl_s, guard=self.guard, policy=self.policy.check
+        )
         try:
             async with _within(deadline, target, limit):
                 if not is_guarded(http):  # a caller's own client: check the name before robots.txt is asked

@@ -9,7 +9,7 @@ import asyncio
 import httpx
 from protego import Protego
 
-from weblens.errors import BlockedError, RateLimitedError, ToolTimeoutError
+from weblens.errors import BlockedError, RateLimitedError, ToolTimeoutError, UpstreamError
 from weblens.fetch.client import Downloaded, download
 from weblens.fetch.fetcher import Fetcher
 from weblens.fetch.robots import RobotsPolicy
@@ -34,7 +34,10 @@ class SiteClient:
         self.fetcher = fetcher
         self._new_gate: GateFactory = gates or (lambda host, concurrency, interval: HostGate(concurrency, interval))
         config = fetcher.settings.fetch
-        self.robots = RobotsPolicy(fetcher.http, fetcher.cache, config.user_agent, config.cache_ttl_s)
+        self.robots = RobotsPolicy(
+            fetcher.http, fetcher.cache, config.user_agent, config.cache_ttl_s,
+            guard=fetcher.guard, policy=fetcher.policy.check,
+        )  # fmt: skip
         self._concurrency = concurrency
         self._gates: dict[str, Gate] = {}
         self._parsed: dict[str, Protego | None] = {}
@@ -74,7 +77,8 @@ class SiteClient:
         return gate
 
     async def get(self, url: str) -> Downloaded:
-        """GET `url` politely; a 429 slows the host and is tried again (twice) after its Retry-After."""
+        """GET `url` politely; a 429, or a 503 with a Retry-After (RFC 9110: "come back then"), slows
+        the host and is tried again (twice) after its Retry-After."""
         target = self._target(url)
         gate = await self.gate(str(target))
         config = self.fetcher.settings.fetch
@@ -93,8 +97,9 @@ class SiteClient:
                             )
                     except TimeoutError:
                         raise ToolTimeoutError(f"{url} took longer than {config.timeout:g} s") from None
-            except RateLimitedError as exc:
-                if attempt == _RATE_LIMIT_RETRIES:
+            except (RateLimitedError, UpstreamError) as exc:
+                busy = isinstance(exc, RateLimitedError) or (exc.status == 503 and exc.retry_after_s is not None)
+                if not busy or attempt == _RATE_LIMIT_RETRIES:
                     raise
                 await gate.slow_down(exc.retry_after_s)
         raise AssertionError("unreachable")

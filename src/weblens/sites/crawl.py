@@ -31,7 +31,16 @@ from weblens.sites.relevance import Relevance
 from weblens.sites.scope import Scope, variant_of
 from weblens.urls import canonical_url
 
-__all__ = ["MAX_CRAWL_DEPTH", "MAX_CRAWL_PAGES", "Crawl", "CrawlResult", "CrawledPage", "FailedPage", "crawl"]
+__all__ = [
+    "FRONTIER_PER_PAGE",
+    "MAX_CRAWL_DEPTH",
+    "MAX_CRAWL_PAGES",
+    "Crawl",
+    "CrawlResult",
+    "CrawledPage",
+    "FailedPage",
+    "crawl",
+]
 
 MAX_CRAWL_PAGES = 100
 MAX_CRAWL_DEPTH = 5
@@ -42,6 +51,10 @@ MIN_PAGE_TOKENS = 50
 _ATTEMPTS_PER_PAGE = 3
 """Downloads at most per page asked for: failures and duplicates cannot run a crawl for ever."""
 _SEEDS_PER_PAGE = 5
+FRONTIER_PER_PAGE = 20
+"""URLs kept queued per page asked for: a crawl downloads at most 3 per page, so more are never read.
+A site whose every page links thousands of new URLs (a generated listing, a trap) filled the queue
+without end: 500 000 URLs and 180 MB for a 100-page crawl, and minutes past its time budget."""
 _LEFT_SHOWN = 50
 
 
@@ -73,7 +86,8 @@ class CrawlResult(BaseModel):
     """Best first with a query, else in the order they were read."""
     failed: list[FailedPage] = Field(default_factory=list)
     skipped: dict[str, int] = Field(default_factory=dict)
-    """URLs not read, by reason: robots, trap, duplicate (same text as a page read), off_site, filtered."""
+    """URLs not read, by reason: robots, trap, duplicate (same text as a page read), off_site, filtered,
+    not_a_page (audio, video, archives, programs, fonts: files no reader reads)."""
     partial: bool = False
     """The time budget ran out; `left` holds what was still to read."""
     left: list[str] = Field(default_factory=list)
@@ -86,6 +100,7 @@ class _Item:
     priority: tuple[float, ...]
     url: str = field(compare=False)
     depth: int = field(compare=False)
+    key: str = field(compare=False, default="")
 
 
 def text_key(text: str) -> str:
@@ -102,14 +117,17 @@ class Downloaded:
     links: list[tuple[str, str]]
 
 
-async def download_page(client: SiteClient, scope: Scope, url: str, depth: int, max_depth: int) -> Downloaded | str:
-    """`url` politely downloaded and read, or why it is skipped ("robots", "off_site" after redirects).
-    Links are taken only below `max_depth`. Shared by crawls and crawl jobs."""
+async def download_page(
+    client: SiteClient, scope: Scope, url: str, depth: int, max_depth: int, *, anywhere: bool = False
+) -> Downloaded | str:
+    """`url` politely downloaded and read, or why it is skipped ("robots", "off_site" after redirects;
+    `anywhere`: wherever redirects lead, for the start page). Links are taken only below `max_depth`.
+    Shared by crawls and crawl jobs."""
     rules = await client.rules(url)
     if not client.allows(rules, url):
         return "robots"
     got = await client.get(url)
-    if not scope.on_site(got.final_url):
+    if not anywhere and not scope.on_site(got.final_url):
         return "off_site"
     links: list[tuple[str, str]] = []
     if "html" in got.content_type.lower() and depth < max_depth:
@@ -180,6 +198,7 @@ class Crawl:
         self.concurrency = concurrency
         self.result = CrawlResult(url=url, query=query)
         self._frontier: list[_Item] = []
+        self._cap = max_pages * FRONTIER_PER_PAGE
         self._queued: dict[str, float] = {}
         """Canonical URL -> the best score it was queued with (a URL may sit in the heap twice)."""
         self._visited: set[str] = set()
@@ -187,11 +206,30 @@ class Crawl:
         self._texts: set[str] = set()
         self._tokens_left = max_tokens
         self._order = itertools.count()
+        self._start: Downloaded | str | WeblensError | None = None
+        """The start page, downloaded before the map (see `_moved`) and read in turn with the others."""
 
     def _skip(self, reason: str) -> None:
         self.result.skipped[reason] = self.result.skipped.get(reason, 0) + 1
 
+    def _full(self) -> None:
+        limit = f"at most {self._cap} URLs queued: further links were not followed"
+        if limit not in self.result.limits:
+            self.result.limits.append(limit)
+
+    def _trim(self) -> None:
+        """Keep the best `_cap` queued URLs (best-first: a later link may beat what is queued)."""
+        self._frontier = heapq.nsmallest(self._cap, self._frontier)  # sorted, so still a heap
+        kept: dict[str, float] = {}
+        for item in self._frontier:
+            kept[item.key] = max(kept.get(item.key, -1.0), -item.priority[0])
+        self._queued = kept
+        self._full()
+
     def _push(self, url: str, depth: int, text: str | None = None, *, seed: bool = False) -> None:
+        if not seed and self.relevance is None and len(self._frontier) >= self._cap:
+            # breadth-first: a new link comes after everything queued, which is already more than will be read
+            return self._full()
         key = canonical_url(url)
         if key in self._visited:
             return
@@ -201,7 +239,9 @@ class Crawl:
         if known is not None:  # queued already: a link that says more about it moves it up
             if self.relevance is not None and score > known:
                 self._queued[key] = score
-                heapq.heappush(self._frontier, _Item((-score, float(depth), order), url, depth))
+                heapq.heappush(self._frontier, _Item((-score, float(depth), order), url, depth, key))
+                if len(self._frontier) > 2 * self._cap:
+                    self._trim()
             return
         if not seed:
             refusal = self.scope.refusal(url)
@@ -214,7 +254,9 @@ class Crawl:
                     return self._skip("trap")
         self._queued[key] = score
         priority = (-score, float(depth), order) if self.relevance is not None else (float(depth), order)
-        heapq.heappush(self._frontier, _Item(priority, url, depth))
+        heapq.heappush(self._frontier, _Item(priority, url, depth, key))
+        if len(self._frontier) > 2 * self._cap:
+            self._trim()
 
     def _share(self) -> int | None:
         """This page's part of what is left of max_tokens: an equal split over the pages still to come."""
@@ -228,7 +270,13 @@ class Crawl:
     async def _visit(self, item: _Item) -> tuple[CrawledPage | None, list[tuple[str, str]]]:
         """(the page, or None when it is not one to keep; the links to follow from it)."""
         report(f"crawl: reading {item.url}", done=len(self.result.pages), total=self.max_pages)
-        got = await download_page(self.client, self.scope, item.url, item.depth, self.max_depth)
+        got: Downloaded | str | WeblensError | None = None
+        if item.depth == 0:  # the start page: downloaded already by `_moved`
+            got, self._start = self._start, None
+        if isinstance(got, WeblensError):
+            raise got
+        if got is None:
+            got = await download_page(self.client, self.scope, item.url, item.depth, self.max_depth)
         if isinstance(got, str):
             self._skip(got)
             return None, []
@@ -237,7 +285,7 @@ class Crawl:
             self._skip("duplicate")
             return None, []
         self._texts.add(key)
-        if not self.scope.wanted(item.url):  # the start page, read for its links only
+        if not self.scope.wanted(got.final_url if item.depth == 0 else item.url):  # the start page, for its links
             return None, got.links
         if self._tokens_left is not None and self._tokens_left < MIN_PAGE_TOKENS:
             return None, []
@@ -251,20 +299,38 @@ class Crawl:
             self._tokens_left -= min(share, page.tokens or 0)
         return page, got.links
 
+    async def _moved(self) -> str:
+        """Where the crawl goes: the start URL, or the site it redirected to (`old.example` ->
+        `new.example`), whose pages are then the ones on the site. The start page is downloaded
+        here, once, and read in turn with the others."""
+        report(f"crawl: reading {self.url}")
+        try:
+            self._start = await download_page(self.client, self.scope, self.url, 0, self.max_depth, anywhere=True)
+        except WeblensError as exc:
+            self._start = exc
+            return self.url
+        if isinstance(self._start, str) or self.scope.on_site(self._start.final_url):
+            return self.url
+        self.scope = self.scope.moved_to(self._start.final_url)
+        return self._start.final_url
+
     async def _seed(self) -> None:
         self._push(self.url, 0, seed=True)
+        site = await self._moved()
         if self.max_depth < 1:
             return
         report("crawl: mapping the site")
-        mapper = SiteMapper(
+        left = self._deadline - asyncio.get_running_loop().time()
+        mapper = SiteMapper(  # at most half the time left: the pages are what the crawl is for
             self.client,
-            self.url,
+            site,
             query=self.query,
             max_urls=min(MAX_MAP_URLS, self.max_pages * _SEEDS_PER_PAGE),
             include_paths=self.scope.include,
             exclude_paths=self.scope.exclude,
             subdomains=self.scope.subdomains,
             start_page=False,
+            time_budget_s=max(0.0, left / 2),
         )
         found = await mapper.run()
         self.result.limits.extend(limit for limit in found.limits if not limit.startswith("max_urls="))
@@ -276,7 +342,7 @@ class Crawl:
 
     async def _pages(self) -> AsyncIterator[CrawledPage]:
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.time_budget_s
+        deadline = self._deadline = loop.time() + self.time_budget_s
         running: dict[asyncio.Task[tuple[CrawledPage | None, list[tuple[str, str]]]], _Item] = {}
         attempts = 0
         own: Fetcher | None = None

@@ -8,6 +8,7 @@ indexes by the set of sitemaps already read; each bound that stops the map is sa
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Literal, TypedDict, Unpack
 from urllib.parse import urlsplit
@@ -77,8 +78,11 @@ class SiteMapper:
         exclude_paths: Sequence[str] = (),
         subdomains: bool = False,
         start_page: bool = True,
+        time_budget_s: float | None = None,
     ) -> None:
-        """`start_page=False` leaves the start page's links to the caller (a crawl reads it anyway)."""
+        """`start_page=False` leaves the start page's links to the caller (a crawl reads it anyway).
+        `time_budget_s`: past it no more files are read and the map is what was found so far (a site
+        of 50 slow sitemaps took a crawl's whole budget, which then read no page)."""
         if not 1 <= max_urls <= MAX_MAP_URLS:
             raise ToolValidationError(f"max_urls must be 1 to {MAX_MAP_URLS}")
         self.client = client
@@ -91,6 +95,7 @@ class SiteMapper:
         self.result = SiteMap(url=url, query=query)
         self._robots: dict[str, Protego | None] = {}
         self._start_page = start_page
+        self.time_budget_s = time_budget_s
 
     def _count(self, table: dict[str, int], key: str) -> None:
         table[key] = table.get(key, 0) + 1
@@ -138,11 +143,12 @@ class SiteMapper:
         self.found[key] = MappedUrl(url=link.url, found_in=found_in, lastmod=link.lastmod, title=link.text or None)
         self._count(self.result.sources, found_in)
 
-    async def _file(self, url: str) -> bytes | None:
-        """A site file's body, or None when it is missing or unreadable (said in `errors`)."""
+    async def _file(self, url: str) -> tuple[str, bytes] | None:
+        """A site file's final URL (what its relative links resolve against, after redirects) and
+        body, or None when it is missing or unreadable (said in `errors`)."""
         try:
             got = await self.client.get(url)
-            return inflate(got.body, self.client.fetcher.settings.fetch.max_bytes)
+            return got.final_url, inflate(got.body, self.client.fetcher.settings.fetch.max_bytes)
         except NotFoundError:
             return None
         except WeblensError as exc:
@@ -166,10 +172,10 @@ class SiteMapper:
                 return
             read += 1
             report(f"map: reading sitemap {url}", done=len(self.found), total=self.pool)
-            body = await self._file(url)
-            if body is None:
+            got = await self._file(url)
+            if got is None:
                 continue
-            entries = sitemap_entries(body, url, self.pool)
+            entries = sitemap_entries(got[1], got[0], self.pool)
             for page in entries.pages:
                 await self.add(page, "sitemap")
             if entries.sitemaps and depth + 1 > MAX_SITEMAP_DEPTH:
@@ -181,24 +187,42 @@ class SiteMapper:
             queue.extend((u, depth + 1) for u in fresh)
 
     async def run(self) -> SiteMap:
-        robots = await self.client.rules(self.url)
-        await self._sitemaps(robots)
-        origin = "{0.scheme}://{0.netloc}".format(urlsplit(self.url))
-        if not self.full():
-            report("map: reading llms.txt", done=len(self.found), total=self.pool)
-            body = await self._file(f"{origin}/llms.txt")
-            if body is not None:
-                for link in llms_links(body.decode("utf-8", "replace"), f"{origin}/llms.txt"):
-                    await self.add(link, "llms.txt")
-        if self._start_page and not self.full():
-            report("map: reading the start page", done=len(self.found), total=self.pool)
-            body = await self._file(self.url)
-            if body is not None:
-                title, links = page_links(body, self.url)
-                await self.add(Link(self.url, title), "page")
-                for link in links:
-                    await self.add(link, "page")
+        start = None
+        budget = asyncio.timeout(self.time_budget_s)
+        try:
+            async with budget:
+                if (
+                    self._start_page
+                ):  # read first, added last: a start URL that redirects off-site says where the site is
+                    report("map: reading the start page")
+                    start = await self._file(self.url)
+                if start is not None and not self.scope.on_site(start[0]):  # the site moved: map where it went
+                    self.url, self.scope = start[0], self.scope.moved_to(start[0])
+                robots = await self.client.rules(self.url)
+                await self._sitemaps(robots)
+                await self._llms()
+        except TimeoutError:
+            if not budget.expired():
+                raise
+            self.result.limits.append(
+                f"stopped reading the site's files after {self.time_budget_s:.1f} s (time budget)"
+            )
+        if start is not None and not self.full():
+            title, links = page_links(start[1], start[0])
+            await self.add(Link(self.url, title), "page")
+            for link in links:
+                await self.add(link, "page")
         return self._finish()
+
+    async def _llms(self) -> None:
+        if self.full():
+            return
+        report("map: reading llms.txt", done=len(self.found), total=self.pool)
+        origin = "{0.scheme}://{0.netloc}".format(urlsplit(self.url))
+        got = await self._file(f"{origin}/llms.txt")
+        if got is not None:
+            for link in llms_links(got[1].decode("utf-8", "replace"), got[0]):
+                await self.add(link, "llms.txt")
 
     def _finish(self) -> SiteMap:
         urls = list(self.found.values())
@@ -218,6 +242,7 @@ class MapOptions(TypedDict, total=False):
     include_paths: Sequence[str]
     exclude_paths: Sequence[str]
     subdomains: bool
+    time_budget_s: float | None
 
 
 async def map_site(url: str, *, fetcher: Fetcher | None = None, **options: Unpack[MapOptions]) -> SiteMap:

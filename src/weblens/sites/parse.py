@@ -110,18 +110,30 @@ def llms_links(text: str, base: str) -> list[Link]:
     return links
 
 
+def _tokens(value: str | None) -> set[str]:
+    return set((value or "").lower().replace(",", " ").split())
+
+
 def page_links(body: bytes, base: str) -> tuple[str, list[Link]]:
-    """(the page's title, its `<a href>` links resolved against `<base>` or the page's URL)."""
+    """(the page's title, its `<a href>` links resolved against `<base>` or the page's URL). Links
+    the page asks crawlers not to follow are left out: all of them under `<meta name="robots"
+    content="nofollow">` (or `none`), and each `<a rel="nofollow">` (logout, "next month", sort
+    orders: the links spider traps are made of)."""
     try:
         tree = lxml_html.document_fromstring(body)
     except (etree.ParserError, ValueError):
         return "", []
     title = " ".join((tree.findtext(".//title") or "").split())
+    for meta in tree.iterfind(".//meta[@name]"):
+        if meta.get("name", "").strip().lower() == "robots" and _tokens(meta.get("content")) & {"nofollow", "none"}:
+            return title, []
     base_href = tree.find(".//base[@href]")
     if base_href is not None:
         base = _join(base, base_href.get("href", "")) or base
     links: list[Link] = []
     for anchor in tree.iterfind(".//a[@href]"):
+        if "nofollow" in _tokens(anchor.get("rel")):
+            continue
         url = _join(base, anchor.get("href", "").strip()).split("#", 1)[0]
         if is_web_url(url):
             links.append(Link(url, " ".join(anchor.text_content().split())[:300]))

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from weblens.errors import ToolValidationError
 from weblens.urls import is_web_url
 
-__all__ = ["MAX_URL_CHARS", "Scope", "trap", "variant_of"]
+__all__ = ["MAX_URL_CHARS", "NOT_PAGES", "Scope", "trap", "variant_of"]
 
 MAX_URL_CHARS = 1_000
 """Longer URLs are almost always generated (session ids, calendars, facets), not pages."""
@@ -23,6 +23,18 @@ MAX_SEGMENT_REPEATS = 2
 MAX_QUERY_PARAMS = 4
 MAX_FILTERS = 50
 MAX_FILTER_CHARS = 300
+NOT_PAGES = frozenset(
+    {
+        "mp3", "wav", "ogg", "oga", "opus", "flac", "m4a", "aac", "wma", "mid", "midi",  # audio
+        "mp4", "m4v", "webm", "mov", "avi", "mkv", "wmv", "flv", "mpg", "mpeg", "3gp", "ogv",  # video
+        "zip", "tar", "gz", "tgz", "bz2", "xz", "txz", "7z", "rar", "zst", "lz", "lzma", "cab",  # archives
+        "exe", "msi", "dmg", "pkg", "deb", "rpm", "apk", "ipa", "iso", "img", "bin", "jar", "whl",  # programs
+        "woff", "woff2", "ttf", "otf", "eot",  # fonts
+    }
+)  # fmt: skip
+"""Extensions of files no reader of weblens reads: a crawl that followed a downloads page's links
+fetched each (up to `fetch.max_bytes`) only to list it as `unsupported_content`, spending its
+download budget; they are skipped as `not_a_page` before any request."""
 
 
 def _host(url: str) -> str:
@@ -56,6 +68,11 @@ class Scope:
         self.include = _checked(include_paths, "include_paths")
         self.exclude = _checked(exclude_paths, "exclude_paths")
 
+    def moved_to(self, url: str) -> Scope:
+        """The same walk on the site a start URL redirected to (`old.example` -> `new.example`): the
+        site moved, and what the caller asked for is where it now is."""
+        return Scope(url, subdomains=self.subdomains, include_paths=self.include, exclude_paths=self.exclude)
+
     def on_site(self, url: str) -> bool:
         if not is_web_url(url):
             return False
@@ -72,12 +89,19 @@ class Scope:
         return not any(fnmatch.fnmatchcase(path, p) for p in self.exclude)
 
     def refusal(self, url: str) -> str | None:
-        """Why a link found on a page is not followed (off_site, filtered, trap), or None."""
+        """Why a link found on a page is not followed (off_site, filtered, not_a_page, trap), or None."""
         if not self.on_site(url):
             return "off_site"
         if not self.wanted(url):
             return "filtered"
+        if _extension(url) in NOT_PAGES:
+            return "not_a_page"
         return "trap" if trap(url) is not None else None
+
+
+def _extension(url: str) -> str:
+    name = urlsplit(url).path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
 
 
 def variant_of(key: str) -> str | None:

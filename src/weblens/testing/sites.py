@@ -5,6 +5,9 @@
 a gzipped and a plain sitemap, `/llms.txt`, a duplicate of a page under another URL, and
 two traps (an endless calendar and a relative-link loop). The server measures what a polite
 crawler is judged by: the most requests in flight at once, and when each page request came.
+
+`LinkFarm(links=N)` is the trap a depth limit does not stop: every page links N pages never
+seen before (a generated listing, a tag cloud of a tag cloud).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Sequence
 
 from weblens.testing.server import FakeServer, RecordedRequest, Reply
 
-__all__ = ["TOPICS", "DocsSite", "topic_of"]
+__all__ = ["TOPICS", "DocsSite", "LinkFarm", "topic_of"]
 
 TOPICS = (
     "installation", "configuration", "authentication", "caching", "pagination", "webhooks",
@@ -185,3 +188,28 @@ class DocsSite(FakeServer):
 
     def fact(self, index: int) -> str:
         return _fact(index)
+
+
+class LinkFarm(FakeServer):
+    """Every path is a page (after `latency_s`) linking `links` new ones; no robots.txt, sitemap or llms.txt."""
+
+    def __init__(self, links: int = 300, *, latency_s: float = 0.0) -> None:
+        super().__init__()
+        self.links = links
+        self.page_latency_s = latency_s
+
+    def _answer_for(self, request: RecordedRequest):  # type: ignore[no-untyped-def]
+        if request.path in ("/robots.txt", "/sitemap.xml", "/llms.txt"):
+            return Reply(status=404, body="not here", content_type="text/plain")
+        return self._page
+
+    async def _page(self, request: RecordedRequest) -> Reply:
+        await asyncio.sleep(self.page_latency_s)
+        name = request.path.strip("/").replace("/", "-") or "home"
+        links = "".join(f"<a href='/{name}-{i}'>Item {i} of {name}</a> " for i in range(self.links))
+        body = f"<p>The listing {name} holds {self.links} items, each a page of its own.</p><p>{links}</p>"
+        return Reply(body=f"<html><head><title>{name}</title></head><body>{body}</body></html>", content_type=_HTML)
+
+    @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self.port}"

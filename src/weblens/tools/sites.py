@@ -155,6 +155,7 @@ class WebMap(_SiteTool):
             exclude_paths=params.exclude_paths,
             subdomains=params.subdomains,
             fetcher=self._runtime.fetcher,
+            time_budget_s=max(1.0, self.timeout - _TOOL_MARGIN_S),  # what was found, before the call times out
         )
         return ToolResult.success(
             render_map(found), data=found.model_dump(mode="json"), brief=f"{len(found.urls)} URLs on {found.url}"

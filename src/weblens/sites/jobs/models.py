@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from weblens.errors import ToolValidationError
 from weblens.fetch.fetcher import MAX_QUERY_CHARS
-from weblens.sites.crawl import MAX_CRAWL_DEPTH, MIN_PAGE_TOKENS
+from weblens.sites.crawl import FRONTIER_PER_PAGE, MAX_CRAWL_DEPTH, MIN_PAGE_TOKENS
 from weblens.sites.scope import Scope
 
 __all__ = ["FINISHED", "CrawlJob", "JobItem", "JobSpec", "JobState", "Verdict"]
@@ -65,6 +65,12 @@ class JobSpec(BaseModel):
     def max_attempts(self) -> int:
         return self.max_pages * ATTEMPTS_PER_PAGE
 
+    @property
+    def max_frontier(self) -> int:
+        """URLs a job admits at most, as `crawl` queues: at most 3 per page are ever read, and a site
+        whose every page links hundreds of new ones filled the store (and a fleet's stream) without end."""
+        return self.max_pages * FRONTIER_PER_PAGE
+
 
 class CrawlJob(BaseModel):
     id: str
@@ -80,7 +86,7 @@ class CrawlJob(BaseModel):
     """URLs found and still to read (when the job ends: those left unread)."""
     in_flight: int = 0
     skipped: dict[str, int] = Field(default_factory=dict)
-    """URLs not read, by reason: robots, trap, duplicate, off_site, filtered."""
+    """URLs not read, by reason: robots, trap, duplicate, off_site, filtered, not_a_page, queue_full."""
     limits: list[str] = Field(default_factory=list)
     error: str | None = None
 

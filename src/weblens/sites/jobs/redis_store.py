@@ -119,20 +119,25 @@ share_ttl()
 return 1
 """
 )
-# ARGV: max variants, again (1/0), then (key, variant or '', item as JSON) triples; returns the 1-based positions
-# admitted (and with again, those seen but neither claimed nor settled, to be queued once more)
+# ARGV: max variants, again (1/0), most URLs seen (0: no limit), then (key, variant or '', item as JSON)
+# triples; returns the 1-based positions admitted (and with again, those seen but neither claimed nor
+# settled, to be queued once more)
 _ADMIT = """
 local job = KEYS[1]
 if redis.call('HGET', job, 'state') ~= 'running' then return {} end
 local new = {}
 local added = 0
 local traps = 0
-for i = 3, #ARGV, 3 do
+local full = 0
+local limit = tonumber(ARGV[3])
+for i = 4, #ARGV, 3 do
   local key, variant = ARGV[i], ARGV[i + 1]
   if redis.call('SISMEMBER', KEYS[2], key) == 1 then
     if ARGV[2] == '1' and redis.call('HEXISTS', KEYS[5], key) == 0 and redis.call('SISMEMBER', KEYS[6], key) == 0 then
-      table.insert(new, i / 3)
+      table.insert(new, (i - 1) / 3)
     end
+  elseif limit > 0 and redis.call('SCARD', KEYS[2]) >= limit then
+    full = full + 1
   else
     if variant ~= '' and redis.call('HINCRBY', KEYS[3], variant, 1) > tonumber(ARGV[1]) then
       traps = traps + 1
@@ -140,11 +145,12 @@ for i = 3, #ARGV, 3 do
       redis.call('SADD', KEYS[2], key)
       redis.call('HSET', KEYS[7], key, ARGV[i + 2])
       added = added + 1
-      table.insert(new, i / 3)
+      table.insert(new, (i - 1) / 3)
     end
   end
 end
 if traps > 0 then redis.call('HINCRBY', KEYS[4], 'trap', traps) end
+if full > 0 then redis.call('HINCRBY', KEYS[4], 'queue_full', full) end
 redis.call('HINCRBY', job, 'pending', added)
 return new
 """
@@ -327,8 +333,10 @@ class RedisJobStore:
         bodies = await self.redis.lrange(self._key(job_id, kind), offset, offset + limit - 1)
         return [json.loads(body) for body in bodies]
 
-    async def admit(self, job_id: str, found: Sequence[Found], *, again: bool = False) -> list[JobItem]:
-        args: list[Any] = [MAX_QUERY_VARIANTS, "1" if again else "0"]
+    async def admit(
+        self, job_id: str, found: Sequence[Found], *, again: bool = False, limit: int | None = None
+    ) -> list[JobItem]:
+        args: list[Any] = [MAX_QUERY_VARIANTS, "1" if again else "0", limit or 0]
         for item, key, variant in found:
             args += [key, variant or "", json.dumps([item.url, item.depth, item.score])]
         parts = ("seen", "variants", "skipped", "claimed", "done", "items")

@@ -188,13 +188,18 @@ class SqliteJobStore:
 
         return await self._run(read)
 
-    async def admit(self, job_id: str, found: Sequence[Found], *, again: bool = False) -> list[JobItem]:
+    async def admit(
+        self, job_id: str, found: Sequence[Found], *, again: bool = False, limit: int | None = None
+    ) -> list[JobItem]:
         def add(db: sqlite3.Connection) -> list[JobItem]:
             new: list[JobItem] = []
-            traps = 0
+            traps = full = 0
             seq = db.execute("SELECT count(*) FROM crawl_frontier WHERE job_id = ?", (job_id,)).fetchone()[0]
             for item, key, variant in found:
                 if db.execute("SELECT 1 FROM crawl_frontier WHERE job_id = ? AND key = ?", (job_id, key)).fetchone():
+                    continue
+                if limit is not None and seq >= limit:
+                    full += 1
                     continue
                 if variant is not None:
                     (n,) = db.execute(
@@ -210,8 +215,8 @@ class SqliteJobStore:
                     (job_id, key, item.url, item.depth, item.score, seq),
                 )
                 new.append(item)
-            if traps:
-                self._count_skips(db, job_id, Counter(trap=traps))
+            if traps or full:
+                self._count_skips(db, job_id, +Counter(trap=traps, queue_full=full))
             return new
 
         return await self._run(add)

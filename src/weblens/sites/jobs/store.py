@@ -41,10 +41,13 @@ class JobStore(Protocol):
 
     async def results(self, job_id: str, kind: ResultKind, offset: int, limit: int) -> list[dict[str, Any]]: ...
 
-    async def admit(self, job_id: str, found: Sequence[Found], *, again: bool = False) -> list[JobItem]:
+    async def admit(
+        self, job_id: str, found: Sequence[Found], *, again: bool = False, limit: int | None = None
+    ) -> list[JobItem]:
         """Add to the seen-set and the frontier; returns the items not seen before (a path's query
-        variants past the limit are skipped as traps). `again`: the page is read a second time (its
-        first reader died), so also return the items seen but not yet claimed, to queue them again."""
+        variants past the limit are skipped as traps; past `limit` URLs seen, new ones as queue_full).
+        `again`: the page is read a second time (its first reader died), so also return the items seen
+        but not yet claimed, to queue them again."""
         ...
 
     async def skip(self, job_id: str, reasons: Counter[str]) -> None: ...

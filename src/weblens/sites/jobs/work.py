@@ -70,7 +70,7 @@ class JobWorker:
             found.append((JobItem(url, depth, score), key, variant_of(key)))
         if skipped:
             await self.store.skip(job_id, skipped)
-        new = await self.store.admit(job_id, found, again=again) if found else []
+        new = await self.store.admit(job_id, found, again=again, limit=plan.spec.max_frontier) if found else []
         if new and self.enqueue is not None:  # before the page is settled: a reader dying here loses nothing
             await self.enqueue(job_id, new)
         return new
