@@ -37,7 +37,9 @@ def _settings(brave: FakeBrave, llm: ScriptedLLM, tmp_path: Path) -> Settings:
 
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[tuple[FakeBrave, ScriptedLLM, ServedApp]]:
-    async with FakeBrave(requests_per_second=RATE, latency_s=0.4) as brave:
+    # two queues would send both searches at once; one queue spaces them 1/RATE apart, and the fake takes
+    # any gap over a fifth of that (a loaded machine may deliver the first request late)
+    async with FakeBrave(requests_per_second=RATE, latency_s=0.4, pace_tolerance=0.8) as brave:
         with ScriptedLLM() as llm:
             server = ServedApp(create_app(_settings(brave, llm, tmp_path)))  # the production wiring: no toolset given
             try:
