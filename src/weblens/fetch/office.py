@@ -16,6 +16,7 @@ import csv
 import io
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 from weblens.errors import TooLargeError, UnsupportedContentError
@@ -284,28 +285,39 @@ def _xlsx(body: bytes) -> tuple[str, str]:
 
     book = openpyxl.load_workbook(io.BytesIO(body), read_only=True, data_only=True)
     try:
-        sections = []
-        budget = _CellBudget()
-        spent = f"at most {MAX_WORKBOOK_CELLS:,} cells of a workbook are read"
-        for number, sheet in enumerate(book.worksheets):
-            if budget.left <= 0:
-                left = len(book.worksheets) - number
-                sections.append(f"({left:,} more sheets not read: {spent})")
-                break
+
+        def rows(sheet: Any) -> tuple[Iterable[Sequence[object]], int | None]:
             declared = sheet.max_row  # from the sheet's own <dimension>, when it has one
             sheet.reset_dimensions()  # rows as wide as their cells, not padded to what the sheet declares
-            table = markdown_table(budget.rows(sheet.iter_rows(values_only=True)), MAX_SHEET_ROWS)
-            if budget.left <= 0:
-                said = f"reading stopped after {table.rows:,} rows: {spent}"
-                table = table._replace(more_rows=True)
-            else:
-                of = f" of {declared:,}" if (declared or 0) > table.rows else ""  # a <dimension> may lie
-                said = f"only the first {table.rows:,}{of} rows are shown"
-            sections.append(f"## Sheet: {sheet.title}\n\n{table.text or '(empty sheet)'}{table.cut(said)}")
+            return sheet.iter_rows(values_only=True), declared
+
+        text = _workbook([(sheet.title, partial(rows, sheet)) for sheet in book.worksheets])
         title = book.properties.title or ""
     finally:
         book.close()
-    return "\n\n".join(sections), str(title)
+    return text, str(title)
+
+
+def _workbook(sheets: Sequence[tuple[str, Callable[[], tuple[Iterable[Sequence[object]], int | None]]]]) -> str:
+    """`## Sheet: name` and a markdown table per sheet, all under one `MAX_WORKBOOK_CELLS` budget. Each sheet
+    is (its name, a function giving its rows and the row count it declares, if any), called only when read."""
+    sections = []
+    budget = _CellBudget()
+    spent = f"at most {MAX_WORKBOOK_CELLS:,} cells of a workbook are read"
+    for number, (name, read) in enumerate(sheets):
+        if budget.left <= 0:
+            sections.append(f"({len(sheets) - number:,} more sheets not read: {spent})")
+            break
+        rows, declared = read()
+        table = markdown_table(budget.rows(rows), MAX_SHEET_ROWS)
+        if budget.left <= 0:
+            said = f"reading stopped after {table.rows:,} rows: {spent}"
+            table = table._replace(more_rows=True)
+        else:
+            of = f" of {declared:,}" if (declared or 0) > table.rows else ""  # a declared count may lie
+            said = f"only the first {table.rows:,}{of} rows are shown"
+        sections.append(f"## Sheet: {name}\n\n{table.text or '(empty sheet)'}{table.cut(said)}")
+    return "\n\n".join(sections)
 
 
 def _pptx(body: bytes) -> tuple[str, str]:
@@ -376,23 +388,17 @@ def _ods(body: bytes) -> tuple[str, str]:
 
     document = load(io.BytesIO(body))
     sheets = [node for node in document.spreadsheet.childNodes if getattr(node, "qname", None) == (TABLENS, "table")]
-    sections = []
-    budget = _CellBudget()
-    spent = f"at most {MAX_WORKBOOK_CELLS:,} cells of a workbook are read"
-    for number, sheet in enumerate(sheets):
-        if budget.left <= 0:
-            sections.append(f"({len(sheets) - number:,} more sheets not read: {spent})")
-            break
-        table = markdown_table(budget.rows(_ods_rows(sheet)), MAX_SHEET_ROWS)
-        said = f"reading stopped after {table.rows:,} rows: {spent}" if budget.left <= 0 else ""
-        table = table._replace(more_rows=True) if said else table
-        name = " ".join(str(sheet.getAttrNS(TABLENS, "name") or "").split())
-        sections.append(f"## Sheet: {name}\n\n{table.text or '(empty sheet)'}{table.cut(said)}")
-    return "\n\n".join(sections), _odf_title(document)
+    named = [(" ".join(str(sheet.getAttrNS(TABLENS, "name") or "").split()), sheet) for sheet in sheets]
+    text = _workbook([(name, partial(_ods_sheet, sheet)) for name, sheet in named])
+    return text, _odf_title(document)
 
 
 _ODS_MAX_CELLS_A_ROW = 16_384
 """Cells read of one row: the widest sheet LibreOffice or Excel makes (a repeated cell is one string, referenced)."""
+
+
+def _ods_sheet(sheet: Any) -> tuple[Iterator[list[str]], None]:
+    return _ods_rows(sheet), None  # an ODS sheet declares no row count
 
 
 def _ods_rows(sheet: Any) -> Iterator[list[str]]:
