@@ -17,10 +17,10 @@ import httpx
 from pydantic import BaseModel, Field, ValidationError
 
 from weblens.config import WeatherConfig, get_settings
-from weblens.errors import NotFoundError, TooLargeError, ToolValidationError, UpstreamError
+from weblens.errors import NotFoundError, ToolValidationError, UpstreamError
 from weblens.loops import loop_local
 from weblens.net import create_client, error_for_status, translate_errors
-from weblens.net.body import read_capped
+from weblens.net.body import read_answer
 
 __all__ = [
     "MAX_DAYS",
@@ -161,14 +161,9 @@ def _source_url(latitude: float, longitude: float) -> str:
 async def _get_json(client: httpx.AsyncClient, url: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
     """GET an Open-Meteo endpoint; its `{"error": true, "reason"}` becomes a weblens error. The body is read
     under a cap that holds after decompression (a gzip bomb stops there, not at a whole chunk inflated)."""
-    try:
-        with translate_errors(PROVIDER):
-            async with client.stream("GET", url, params=params, timeout=timeout) as response:
-                raw = await read_capped(response, MAX_BODY_BYTES, progress=False)
-    except TooLargeError:
-        raise UpstreamError(
-            f"{PROVIDER} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; not a weather answer", retryable=False
-        ) from None
+    with translate_errors(PROVIDER):
+        async with client.stream("GET", url, params=params, timeout=timeout) as response:
+            raw = await read_answer(response, MAX_BODY_BYTES, PROVIDER, "not a weather answer")
     try:
         body = json.loads(raw) if raw else None
     except (ValueError, RecursionError):  # not JSON, or nested deeper than a parser can follow

@@ -21,14 +21,13 @@ from weblens.errors import (
     NotConfiguredError,
     NotFoundError,
     RateLimitedError,
-    TooLargeError,
     ToolTimeoutError,
     ToolValidationError,
     UpstreamError,
     WeblensError,
 )
 from weblens.net import HttpSource, create_client, getter_for, parse_retry_after, translate_errors
-from weblens.net.body import read_capped
+from weblens.net.body import read_answer
 from weblens.net.ssrf import SsrfGuard
 from weblens.net.urls import web_url
 from weblens.redact import redact_text, register_secret
@@ -73,12 +72,7 @@ async def _capped(
     client: httpx.AsyncClient, endpoint: str, payload: dict[str, Any], headers: dict[str, str], timeout: float
 ) -> httpx.Response:
     async with client.stream("POST", endpoint, json=payload, headers=headers, timeout=timeout) as response:
-        try:
-            body = await read_capped(response, MAX_BODY_BYTES, progress=False)
-        except TooLargeError:
-            raise UpstreamError(
-                f"Firecrawl sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; nothing was kept", retryable=False
-            ) from None
+        body = await read_answer(response, MAX_BODY_BYTES, "Firecrawl", "nothing was kept")
     kept = [(name, value) for name, value in response.headers.multi_items() if name not in _DECODED_HEADERS]
     return httpx.Response(response.status_code, headers=kept, content=body, request=response.request)
 

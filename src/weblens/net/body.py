@@ -14,7 +14,7 @@ import httpx
 from weblens.errors import TooLargeError, UnsupportedContentError, UpstreamError
 from weblens.progress import report
 
-__all__ = ["read_capped"]
+__all__ = ["read_answer", "read_capped"]
 
 _GZIP_OR_ZLIB = 47  # zlib wbits: accept a gzip or a zlib header
 
@@ -64,3 +64,14 @@ async def read_capped(
     except zlib.error as exc:
         raise UpstreamError(f"{response.url.host} sent a body that could not be decompressed: {exc}") from None
     return b"".join(parts)
+
+
+async def read_answer(response: httpx.Response, cap: int, upstream: str, what: str) -> bytes:
+    """An API's answer (search, weather, Firecrawl), decompressed under `cap`: past it an UpstreamError
+    saying `upstream` sent more than that, then `what` of it (not a retryable failure: it would again)."""
+    try:
+        return await read_capped(response, cap, progress=False)
+    except TooLargeError:
+        raise UpstreamError(
+            f"{upstream} sent more than {cap // (1024 * 1024)} MB; {what}", status=response.status_code, retryable=False
+        ) from None

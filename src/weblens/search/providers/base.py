@@ -21,14 +21,13 @@ from weblens.config import ProviderConfig, Settings, setting_hint
 from weblens.errors import (
     NotConfiguredError,
     RateLimitedError,
-    TooLargeError,
     ToolTimeoutError,
     UpstreamError,
     WeblensError,
 )
 from weblens.metrics import Metrics
 from weblens.net import HttpSource, error_for_status, getter_for, parse_retry_after, translate_errors
-from weblens.net.body import read_capped
+from weblens.net.body import read_answer
 from weblens.net.urls import web_url
 from weblens.policy.state import LocalPolicyState, PolicyState
 from weblens.redact import mask_url, redact_text, redact_values
@@ -247,7 +246,7 @@ class HttpProvider:
                     async with client.stream(method, url, timeout=timeout, **kwargs) as response:
                         body = await self._read(response)
                         reply = HttpReply(response.status_code, response.headers, body, _decode(body, response))
-            if reply.status >= 400 or 300 <= reply.status < 400:
+            if reply.status >= 300:
                 exc = self.error(reply) if reply.status >= 400 else self.redirected(reply)
                 outcome = exc.code
                 raise exc
@@ -348,14 +347,7 @@ class HttpProvider:
 
     async def _read(self, response: httpx.Response) -> bytes:
         """The body, inflated in bounded steps: a gzip bomb stops at the cap, not after a chunk's 1 000×."""
-        try:
-            return await read_capped(response, MAX_BODY_BYTES, progress=False)
-        except TooLargeError:
-            raise UpstreamError(
-                f"{self.name} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB; not a search answer",
-                status=response.status_code,
-                retryable=False,
-            ) from None
+        return await read_answer(response, MAX_BODY_BYTES, self.name, "not a search answer")
 
 
 def without_secrets(answer: ProviderAnswer) -> ProviderAnswer:
