@@ -207,15 +207,16 @@ class Crawl:
         self._tokens_left = max_tokens
         self._order = itertools.count()
         self._start: Downloaded | str | WeblensError | None = None
+        self._said_full = False
         """The start page, downloaded before the map (see `_moved`) and read in turn with the others."""
 
     def _skip(self, reason: str) -> None:
         self.result.skipped[reason] = self.result.skipped.get(reason, 0) + 1
 
     def _full(self) -> None:
-        limit = f"at most {self._cap} URLs queued: further links were not followed"
-        if limit not in self.result.limits:
-            self.result.limits.append(limit)
+        if not self._said_full:  # once: a full breadth-first queue turns away every further link
+            self._said_full = True
+            self.result.limits.append(f"at most {self._cap} URLs queued: further links were not followed")
 
     def _trim(self) -> None:
         """Keep the best `_cap` queued URLs (best-first: a later link may beat what is queued)."""
@@ -309,7 +310,12 @@ class Crawl:
         except WeblensError as exc:
             self._start = exc
             return self.url
-        if isinstance(self._start, str) or self.scope.on_site(self._start.final_url):
+        if isinstance(self._start, str):
+            return self.url
+        final = canonical_url(self._start.final_url)
+        if final != canonical_url(self.url):  # the page it redirected to is read as the start page, not again
+            self._visited.add(final)
+        if self.scope.on_site(self._start.final_url):
             return self.url
         self.scope = self.scope.moved_to(self._start.final_url)
         return self._start.final_url
@@ -366,10 +372,9 @@ class Crawl:
                     and attempts < self.max_pages * _ATTEMPTS_PER_PAGE
                 ):
                     item = heapq.heappop(self._frontier)
-                    key = canonical_url(item.url)
-                    if key in self._visited:
+                    if item.key in self._visited:
                         continue
-                    self._visited.add(key)
+                    self._visited.add(item.key)
                     attempts += 1
                     running[asyncio.ensure_future(self._visit(item))] = item
                 if not running:
@@ -406,7 +411,7 @@ class Crawl:
                 task.cancel()
             with contextlib.suppress(BaseException):
                 await asyncio.gather(*running, return_exceptions=True)
-            waiting = [i.url for i in sorted(self._frontier) if canonical_url(i.url) not in self._visited]
+            waiting = [i.url for i in sorted(self._frontier) if i.key not in self._visited]
             left = list(dict.fromkeys([item.url for item in running.values()] + waiting))
             if self.result.partial:
                 self.result.left_count = len(left)
