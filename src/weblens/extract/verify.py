@@ -60,9 +60,11 @@ class PageText:
         self.at: dict[str, list[int]] = defaultdict(list)
         for index, (word, _, _) in enumerate(self.words):
             self.at[word].append(index)
-        self._joined = " ".join(word for word, _, _ in self.words)
+        self._joined = " " + " ".join(word for word, _, _ in self.words) + " "
+        """The words, each between spaces: a phrase is found by `str.find` (a regex with lookarounds
+        loses the engine's fast literal search: 40 times slower on a long page)."""
         self._starts = list(itertools.accumulate((len(word) + 1 for word, _, _ in self.words[:-1]), initial=0))
-        """Where each word starts in `_joined`."""
+        """Where each word starts in `_joined`, less its leading space."""
 
     def evidence(self, start: int, end: int) -> Evidence:
         return Evidence(quote=self.text[start:end], start=start, end=end)
@@ -74,9 +76,9 @@ class PageText:
         after `PHRASE_STEPS` comparisons, as a page repeating a long value's words would take minutes."""
         if not words:
             return None
-        exact = re.search(rf"(?<!\S){re.escape(' '.join(words))}(?!\S)", self._joined)
-        if exact is not None:
-            first = bisect.bisect_left(self._starts, exact.start())
+        exact = self._joined.find(f" {' '.join(words)} ")
+        if exact >= 0:
+            first = bisect.bisect_left(self._starts, exact)
             return self.evidence(self.words[first][1], self.words[first + len(words) - 1][2])
         if len(words) < LONG_STRING_WORDS:
             return None
