@@ -14,14 +14,14 @@ from typing import Any, Literal
 import jsonschema
 from pydantic import BaseModel, Field, PrivateAttr
 
-from weblens.errors import BlockedError, NotConfiguredError, ToolTimeoutError, ToolValidationError, WeblensError
+from weblens.errors import NotConfiguredError, ToolTimeoutError, ToolValidationError, WeblensError
 from weblens.extract.fields import FieldSpec, coerce, fields_of, matches
 from weblens.extract.markup import Candidate, read_html
 from weblens.extract.model import ModelAnswer, ask_model
 from weblens.extract.verify import Evidence, PageText, find_evidence
 from weblens.fetch.document import Document
 from weblens.fetch.fetcher import Fetcher
-from weblens.fetch.html import SHELL_VISIBLE_CHARS
+from weblens.fetch.html import SHELL_VISIBLE_CHARS, wall_error
 from weblens.fetch.reading import read_page
 from weblens.llm import ChatModel
 from weblens.workers import WorkerCrashedError, WorkerTimeoutError
@@ -144,9 +144,7 @@ async def _page(fetcher: Fetcher, url: str) -> tuple[Document, list[Candidate], 
         except NotConfiguredError:
             pass  # no browser here: the plain read, as web_fetch's auto does
     if wall is not None:  # as web_fetch reports it: the site's check, not a page without the fields
-        what = "a bot check" if wall == "bot_challenge" else "a consent page"
-        raise BlockedError(f"the site answered with {what} instead of the page ({raw.final_url}); weblens cannot "
-                           "pass it", details={"reason": wall})  # fmt: skip
+        raise wall_error(wall, raw.final_url)
     return raw, candidates, text
 
 

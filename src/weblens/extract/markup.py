@@ -17,8 +17,7 @@ from typing import Any, Literal
 from lxml import html as lxml_html  # type: ignore[import-untyped]
 
 from weblens.extract.visible import INVISIBLE, visible_text
-from weblens.fetch.challenge import MAX_WALL_TEXT_CHARS
-from weblens.fetch.html import parse_html, wall_kind
+from weblens.fetch.html import parse_html, wall_of
 
 __all__ = ["Candidate", "MarkupSource", "page_text", "read_html", "read_markup"]
 
@@ -159,7 +158,8 @@ def read_html(html: str) -> tuple[list[Candidate], str, str | None]:
     if tree is None:
         return [], "", None
     text = visible_text(tree)
-    return read_markup(tree), text, wall_kind(html) if len(text) <= MAX_WALL_TEXT_CHARS else None
+    wall = wall_of(tree, text)  # before the markup is read from the same tree
+    return read_markup(tree), text, wall
 
 
 def page_text(html: str) -> str:

@@ -64,7 +64,9 @@ __all__ = [
     "parse_html",
     "visible_text",
     "visible_text_length",
+    "wall_error",
     "wall_kind",
+    "wall_of",
 ]
 
 # Below this many visible characters a body is a shell (its content, if any, is built by scripts).
@@ -384,7 +386,21 @@ def _covers(posts: str, content: str) -> bool:
 def wall_kind(html: str) -> str | None:
     """'bot_challenge' or 'consent_wall' when an (error) page is one, else None."""
     tree = parse_html(html)
-    return None if tree is None else challenge_kind(tree, _title(tree, _meta(tree)), visible_text(tree))
+    return None if tree is None else wall_of(tree, visible_text(tree))
+
+
+def wall_of(tree: lxml_html.HtmlElement, shown: str) -> str | None:
+    """`wall_kind` of a page already parsed, whose visible text is `shown`."""
+    return challenge_kind(tree, _title(tree, _meta(tree)), shown)
+
+
+def wall_error(kind: str, url: str | None) -> BlockedError:
+    """What a caller is told when a site answers with a wall of `kind` instead of the page."""
+    where = f" ({url})" if url else ""
+    what = "a bot check" if kind == "bot_challenge" else "a consent page"
+    return BlockedError(
+        f"the site answered with {what} instead of the page{where}; weblens cannot pass it", details={"reason": kind}
+    )
 
 
 def extract_html(html: str, url: str | None = None) -> HtmlExtract:
@@ -408,12 +424,9 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     thread = thread_markdown(tree, _heading(tree) or title, len(shown))
     kind = challenge_kind(tree, title, shown)
     if kind is not None:
-        where = f" ({url})" if url else ""
-        what = "a bot check" if kind == "bot_challenge" else "a consent page"
-        raise BlockedError(
-            f"the site answered with {what} instead of the page{where}; weblens cannot pass it",
-            details={"reason": kind, "title": title},
-        )
+        wall = wall_error(kind, url)
+        wall.details["title"] = title
+        raise wall
     byline, date = _first(meta, _BYLINE_KEYS), _first(meta, _DATE_KEYS)
     visible_chars = len(shown)
     shown_words = _words(shown)  # counted once: on a page of 5 MB of text each count is a fifth of trafilatura's time
