@@ -46,6 +46,7 @@ from typing import Any
 import trafilatura
 
 from weblens.errors import BlockedError
+from weblens.fetch import fast_xpaths
 from weblens.fetch.extract import extract
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -77,7 +78,9 @@ def fold(page_id: str) -> int:
 
 
 def baseline(raw: bytes) -> tuple[str, str]:
-    return trafilatura.extract(raw.decode("utf-8", "replace"), include_comments=False) or "", BASELINE
+    """trafilatura as installed: its own XPath expressions, not weblens' stand-ins (`fast_xpaths`)."""
+    with fast_xpaths.stock():
+        return trafilatura.extract(raw.decode("utf-8", "replace"), include_comments=False) or "", BASELINE
 
 
 def weblens_body(raw: bytes) -> tuple[str, str]:
@@ -259,6 +262,8 @@ def main() -> int:
         print(f"{ANCHOR}: trafipy in {anchor}" if anchor else f"{ANCHOR}: left out")
     else:
         print(ANCHOR_MISSING)
+    in_use = fast_xpaths.install()  # what the first HTML page would install
+    print(f"weblens: {len(in_use)} of {len(fast_xpaths.PORTS)} trafilatura XPath stand-ins in use (fast_xpaths)")
     results = {}
     for corpus in args.corpus or CORPORA:
         data = args.data / corpus

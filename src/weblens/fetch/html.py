@@ -40,6 +40,7 @@ from lxml import html as lxml_html
 from trafilatura.settings import CUT_EMPTY_ELEMS
 
 from weblens.errors import BlockedError
+from weblens.fetch import fast_xpaths
 from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_markup, flatten_markup
@@ -154,6 +155,7 @@ _PARSER.set_element_class_lookup(
     )
 )
 
+fast_xpaths.install()
 
 DEEP_FLATTENED_NOTE = (
     "The page nests its elements deeper than the HTML parser follows; it was read with its nesting flattened, "

@@ -1,0 +1,413 @@
+"""Python stand-ins for trafilatura's slowest XPath expressions: the same elements, in the
+same order, in a third to a fifth of the time.
+
+trafilatura picks and prunes a page's regions with XPath expressions that test class and id
+attributes with EXSLT regular expressions (`re:test`). libxml2 calls back into Python for each
+test on each candidate element, and these expressions took over half of trafilatura's fast
+pass on both corpora (bench/fast_xpaths.py prints each one's time against its stand-in's).
+A single walk over the element kinds an expression names, with the same tests written in
+Python over the same regular expressions (lxml compiles `re:test` patterns with Python's `re`
+too), each answer remembered per attribute value (a page repeats its class names hundreds of
+times), returns the same list.
+
+Each stand-in was written against one exact expression: it replaces trafilatura's only while
+that expression's source is unchanged (the SHA-256 of its text), and takes its regular
+expressions from that source, so a trafilatura release that edits an expression keeps its own
+XPath. `install` swaps them into trafilatura's lists in place (the modules that imported the
+lists see the change); `stock` puts trafilatura's own back for a while (a benchmark's baseline).
+tests/fetch/test_fast_xpaths.py checks each against its XPath on crafted and real pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree  # type: ignore[import-untyped]
+
+__all__ = ["PORTS", "Port", "install", "installed", "pairs", "source_digest", "stock"]
+
+Element = Any  # an lxml element (lxml ships no types)
+Selector = Callable[[Element], list[Element]]
+Test = Callable[[str], bool]
+Tests = list[Test]
+
+# `re:test(@attr, 'pattern')` or `re:test(@a|@b, 'pattern', 'i')` in an expression's source, in order.
+_RE_TEST = re.compile(r"re:test\(@[\w|@-]+, '([^']*)'(?:, '(\w*)')?\)")
+_DISCARD_TAGS = ("div", "item", "list", "p", "section", "span")
+_BODY_TAGS = ("article", "div", "main", "section")
+
+
+def _tests(source: str) -> Callable[[], Tests]:
+    """For each `re:test` in `source`, in order, a yes-or-no search compiled as lxml compiles it (Python
+    `re`; `i`: ignore case): a fresh set per walk, each remembering its answer per value (a page repeats
+    its class names on hundreds of elements; a long alternation costs more than a dictionary lookup).
+    An absent attribute is the empty string to XPath; none of the ported patterns matches it, so the
+    callers test present attributes only."""
+    searches = [
+        re.compile(pattern, re.IGNORECASE if "i" in flags else 0).search for pattern, flags in _RE_TEST.findall(source)
+    ]
+    return lambda: [_memo(search) for search in searches]
+
+
+def _memo(search: Callable[[str], Any]) -> Callable[[str], bool]:
+    """`search` as a yes or no, remembered for one walk: at most one entry per distinct value on the page."""
+    seen: dict[str, bool] = {}
+
+    def test(value: str) -> bool:
+        found = seen.get(value)
+        if found is None:
+            found = seen[value] = search(value) is not None
+        return found
+
+    return test
+
+
+def _first_of(element: Element, one: str, other: str) -> str:
+    """XPath's string value of `@one|@other`: the first of the two in the element's attribute order."""
+    for key, value in element.items():
+        if key in (one, other):
+            return str(value)
+    return ""
+
+
+def _test_first(test: Callable[[str], bool], element: Element, names: tuple[str, str], values: tuple[Any, Any]) -> bool:
+    """`test` on `@one|@other` (whose values are given, None when absent): the attribute order is read
+    only when the two values disagree."""
+    one, other = values
+    if one is None or other is None:
+        held = one if other is None else other
+        return held is not None and test(held)
+    first = test(one)
+    return first if first == test(other) else test(_first_of(element, *names))
+
+
+_ID_CLASS = ("id", "class")
+
+
+def _overall_discard(source: str) -> Selector:
+    tests = _tests(source)
+
+    def select(tree: Element) -> list[Element]:
+        cookie, by_id, by_class = tests()
+        found = []
+        for element in tree.iterdescendants(*_DISCARD_TAGS):
+            get = element.get
+            id_, class_ = get("id"), get("class")
+            if (
+                get("data-lp-replacement-content") is not None
+                or "nav" in (get("role") or "").replace("N", "n")
+                or "MostPopularStories" in (get("data-component") or "")
+                or (id_ is not None and by_id(id_))
+                or (class_ is not None and by_class(class_))
+                or _test_first(cookie, element, _ID_CLASS, (id_, class_))
+            ):
+                found.append(element)
+        return found
+
+    return select
+
+
+def _reply(value: str) -> bool:
+    return value.startswith("reply-")
+
+
+def _footer(value: str) -> bool:
+    return "footer" in value
+
+
+def _hidden_discard(source: str) -> Selector:
+    tests = _tests(source)
+
+    def select(tree: Element) -> list[Element]:
+        hidden, by_id, by_class = tests()
+        found = []
+        for element in tree.iterdescendants(etree.Element):
+            get = element.get
+            id_, class_, style = get("id"), get("class"), get("style")
+            if (
+                (class_ is not None and (class_ == "comments-title" or by_class(class_)))
+                or (id_ is not None and by_id(id_))
+                or _test_first(_reply, element, _ID_CLASS, (id_, class_))
+                or _test_first(hidden, element, ("id", "style"), (id_, style))
+                or (style is not None and ("display:none" in style or "display: none" in style))
+                or get("aria-hidden") == "true"
+            ):
+                found.append(element)
+        return found
+
+    return select
+
+
+def _comments_and_lists(source: str) -> Selector:
+    tests = _tests(source)
+
+    def select(tree: Element) -> list[Element]:
+        by_id, by_class, list_by_id, list_by_class = tests()
+        found = []
+        for element in tree.iterdescendants("div", "list", "section", "details", "ol", "ul"):
+            id_, class_ = element.get("id"), element.get("class")
+            if id_ is None and class_ is None:
+                continue
+            if not ((id_ is not None and by_id(id_)) or (class_ is not None and by_class(class_))):
+                continue
+            if (
+                element.tag not in ("ol", "ul")
+                or (id_ is not None and list_by_id(id_))
+                or (class_ is not None and list_by_class(class_))
+            ):
+                found.append(element)
+        return found
+
+    return select
+
+
+def _appended_articles(source: str) -> Selector:
+    tests = _tests(source)
+
+    def select(tree: Element) -> list[Element]:
+        by_id, by_class, named_id, named_class = tests()
+        found = []
+        for element in tree.iterdescendants("div", "section", "aside"):
+            id_, class_ = element.get("id"), element.get("class")
+            if not ((id_ is not None and by_id(id_)) or (class_ is not None and by_class(class_))):
+                continue
+            if (
+                next(element.iterdescendants("h1"), None) is None
+                or (id_ is not None and named_id(id_))
+                or (class_ is not None and named_class(class_))
+            ):
+                found.append(element)
+        return found
+
+    return select
+
+
+def _share_buttons(source: str) -> Selector:
+    def select(tree: Element) -> list[Element]:
+        return [
+            element
+            for element in tree.iterdescendants("div", "section", "aside")
+            if "elementor-share-buttons" in (element.get("class") or "")
+        ]
+
+    return select
+
+
+def _article_body(source: str) -> Selector:
+    """`.//*[…][1]`: per parent, its first child that matches (the caller reads the first in document order)."""
+    tests = _tests(source)
+
+    def select(tree: Element) -> list[Element]:
+        by_id, by_class = tests()
+        found, parents = [], set()
+        for element in tree.iterdescendants(*_BODY_TAGS):
+            get = element.get
+            id_, class_ = get("id"), get("class")
+            if (
+                class_ == "post"
+                or class_ == "entry"
+                or get("itemprop") == "articleBody"
+                or id_ == "articleContent"
+                or (id_ is not None and by_id(id_))
+                or (class_ is not None and by_class(class_))
+            ):
+                parent = element.getparent()
+                if parent not in parents:
+                    parents.add(parent)
+                    found.append(element)
+        return found
+
+    return select
+
+
+def _first(tests: Callable[[], Tests], matches: Callable[..., bool]) -> Selector:
+    """`(.//*[self::article or self::div or self::main or self::section][…])[1]`: `matches(element, *tests)`."""
+
+    def select(tree: Element) -> list[Element]:
+        made = tests()
+        return next(([element] for element in tree.iterdescendants(*_BODY_TAGS) if matches(element, *made)), [])
+
+    return select
+
+
+def _story_body(source: str) -> Selector:
+    return _first(_tests(source), _story_matches)
+
+
+def _story_matches(element: Element, by_id: Test, fulltext: Test, by_class: Test) -> bool:
+    get = element.get
+    id_, class_ = get("id"), get("class")
+    return (
+        get("role") == "article"
+        or id_ in ("article", "story")
+        or class_ in ("postarea", "art-postcontent", "text", "cell", "story")
+        or (id_ is not None and by_id(id_))
+        or (class_ is not None and (fulltext(class_) or by_class(class_)))
+    )
+
+
+_CM = str.maketrans("CM", "cm")
+_CP = str.maketrans("CP", "cp")
+
+
+def _main_content(source: str) -> Selector:
+    return _first(_tests(source), _main_matches)
+
+
+def _main_matches(element: Element, by_id: Test, by_class: Test) -> bool:
+    id_, class_ = element.get("id"), element.get("class")
+    return (id_ is not None and (id_ == "content" or by_id(id_) or "main-content" in id_.translate(_CM))) or (
+        class_ is not None
+        and (
+            class_ == "content"
+            or by_class(class_)
+            or "main-content" in class_.translate(_CM)
+            or "page-content" in class_.translate(_CP)
+        )
+    )
+
+
+def _teasers(source: str) -> Selector:
+    def select(tree: Element) -> list[Element]:
+        return [
+            element
+            for element in tree.iterdescendants(*_DISCARD_TAGS)
+            if "teaser" in (element.get("id") or "").replace("T", "t")
+            or "teaser" in (element.get("class") or "").replace("T", "t")
+        ]
+
+    return select
+
+
+def _captions(source: str) -> Selector:
+    def select(tree: Element) -> list[Element]:
+        return [
+            element
+            for element in tree.iterdescendants(*_DISCARD_TAGS)
+            if "caption" in (element.get("id") or "") or "caption" in (element.get("class") or "")
+        ]
+
+    return select
+
+
+_BASIC_CLEAN_TAGS = frozenset({"aside", "fencedframe", "footer", "script", "style", "svg", "template"})
+
+
+def _basic_clean(source: str) -> Selector:
+    tests = _tests(source)
+
+    def select(tree: Element) -> list[Element]:
+        by_class, by_id = tests()
+        found = []
+        for element in tree.iterdescendants(etree.Element):
+            id_, class_ = element.get("id"), element.get("class")
+            if (
+                element.tag in _BASIC_CLEAN_TAGS
+                or (class_ is not None and by_class(class_))
+                or (id_ is not None and by_id(id_))
+                or (element.tag == "div" and _test_first(_footer, element, ("class", "id"), (class_, id_)))
+            ):
+                found.append(element)
+        return found
+
+    return select
+
+
+@dataclass(frozen=True)
+class Port:
+    """One stand-in: where trafilatura keeps the expression (a list item, or a module attribute when
+    `index` is None, rebound in each module that imported it), the SHA-256 of the source it was
+    written against, and how to build it from that source."""
+
+    module: str
+    name: str
+    index: int | None
+    digest: str
+    build: Callable[[str], Selector]
+    importers: tuple[str, ...] = ()
+
+    def current(self) -> Any:
+        held = getattr(importlib.import_module(self.module), self.name)
+        return held if self.index is None else held[self.index]
+
+
+def _port(name: str, index: int | None, digest: str, build: Callable[[str], Selector], *importers: str) -> Port:
+    module = "trafilatura.settings" if index is None else "trafilatura.xpaths"
+    return Port(module, name, index, digest, build, importers)
+
+
+PORTS = (
+    _port("OVERALL_DISCARD_XPATH", 0, "a837e58a", _overall_discard),
+    _port("OVERALL_DISCARD_XPATH", 1, "c1d5b70b", _hidden_discard),
+    _port("REMOVE_COMMENTS_AND_LISTS_XPATH", 0, "9cc18d34", _comments_and_lists),
+    _port("RAW_TREE_PRUNE_XPATH", 0, "01e7c660", _appended_articles),
+    _port("RAW_TREE_PRUNE_XPATH", 1, "3c7afe92", _share_buttons),
+    _port("BODY_XPATH", 0, "caaa561c", _article_body),
+    _port("BODY_XPATH", 2, "6c9b5e1f", _story_body),
+    _port("BODY_XPATH", 3, "10a7ceac", _main_content),
+    _port("TEASER_DISCARD_XPATH", 0, "ebb02f06", _teasers),
+    _port("DISCARD_IMAGE_ELEMENTS", 0, "cb1ab981", _captions),
+    _port("BASIC_CLEAN_XPATH", None, "db6c25ac", _basic_clean, "trafilatura.baseline"),
+)
+
+
+def source_digest(expression: Any) -> str:
+    """The first 8 hex digits of the SHA-256 of an XPath expression's source."""
+    return hashlib.sha256(str(getattr(expression, "path", "")).encode()).hexdigest()[:8]
+
+
+@dataclass
+class _Swap:
+    original: Any
+    replacement: Selector
+
+
+_swaps: dict[Port, _Swap] = {}
+
+
+def _put(port: Port, value: Any) -> None:
+    if port.index is not None:
+        getattr(importlib.import_module(port.module), port.name)[port.index] = value
+        return
+    for module in (port.module, *port.importers):
+        setattr(importlib.import_module(module), port.name, value)
+
+
+def install(ports: Sequence[Port] = PORTS) -> list[Port]:
+    """Swap in each of `ports` whose expression trafilatura still has (again: no change); the ports in use."""
+    for port in ports:
+        if port not in _swaps:
+            original = port.current()
+            if source_digest(original) != port.digest:
+                continue
+            _swaps[port] = _Swap(original, port.build(str(original.path)))
+        _put(port, _swaps[port].replacement)
+    return installed()
+
+
+def installed() -> list[Port]:
+    return [port for port, swap in _swaps.items() if port.current() is swap.replacement]
+
+
+@contextmanager
+def stock() -> Iterator[None]:
+    """trafilatura's own expressions for the duration (a benchmark's baseline); the stand-ins after."""
+    active = installed()
+    for port in active:
+        _put(port, _swaps[port].original)
+    try:
+        yield
+    finally:
+        for port in active:
+            _put(port, _swaps[port].replacement)
+
+
+def pairs() -> list[tuple[Port, Any, Selector]]:
+    """(port, trafilatura's expression, its stand-in) for each port built: what the tests compare."""
+    return [(port, swap.original, swap.replacement) for port, swap in _swaps.items()]
