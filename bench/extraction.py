@@ -2,7 +2,8 @@
 
 Runs weblens' extraction (the same `extract()` a fetch uses, from the page's bytes to the
 markdown body the model reads) and, in the same run, trafilatura
-`extract(html, include_comments=False)` as the baseline, single-threaded, interleaved page
+`extract(html, include_comments=False)` as the baseline (as installed: weblens' stand-ins for
+its XPath expressions, `weblens.fetch.fast_xpaths`, are put aside for it), single-threaded, interleaved page
 by page (each page read by one system right after the other, which goes first alternating
 by round) so load on the machine hits both alike. Scores with each corpus' own `score.py`
 (4-token shingles; precision over non-empty outputs, recall over all pages).

@@ -13,6 +13,7 @@ import trafilatura
 from hypothesis import given
 from hypothesis import strategies as st
 from lxml import etree  # type: ignore[import-untyped]
+from lxml import html as lxml_html
 from trafilatura.htmlprocessing import convert_tags
 from trafilatura.settings import Extractor
 
@@ -78,12 +79,12 @@ def _assert_same(tree: Any) -> None:
 
 
 def _trees(html: str) -> list[Any]:
-    """The page as weblens parses it, and as trafilatura converts it (lists become `list` and `item`,
-    headings `head`) before most of the expressions run."""
+    """The page as weblens parses it, as trafilatura converts it (lists become `list` and `item`,
+    headings `head`) before most of the expressions run, and as a whole document (not an element)."""
     tree = parse_html(html)
     assert tree is not None
     converted = convert_tags(parse_html(html), Extractor(output_format="markdown", tables=True))
-    return [tree, converted]
+    return [tree, converted, tree.getroottree()]
 
 
 def test_stand_ins_are_used_exactly_where_trafilatura_has_their_expression() -> None:
@@ -163,3 +164,20 @@ def test_trafilatura_called_directly_reads_the_same() -> None:
         stock = trafilatura.extract(html, include_comments=False)
     assert stock
     assert trafilatura.extract(html, include_comments=False) == stock
+
+
+def test_trees_whose_attributes_differ_from_what_xpath_reads_get_the_xpath() -> None:
+    """An XML document's DTD gives elements default attributes that `get` returns and XPath does not see;
+    a comment is no element (XPath refuses it): both are left to the XPath itself."""
+    declared = etree.fromstring(
+        '<!DOCTYPE html [<!ATTLIST div class CDATA #FIXED "post cookie-banner" id CDATA "hidden">]>'
+        "<html><body><div>a</div><section>b</section></body></html>"
+    )
+    assert declared.find(".//div").get("class") == "post cookie-banner"
+    _assert_same(declared)
+    comment = lxml_html.fromstring("<div><!-- x --></div>")[0]
+    for _, original, replacement in fast_xpaths.pairs():
+        with pytest.raises(ValueError, match="not an XML element"):
+            original(comment)
+        with pytest.raises(ValueError, match="not an XML element"):
+            replacement(comment)

@@ -11,7 +11,7 @@ too), each answer remembered per attribute value (a page repeats its class names
 times), returns the same list.
 
 Each stand-in was written against one exact expression: it replaces trafilatura's only while
-that expression's source is unchanged (the SHA-256 of its text), and takes its regular
+that expression's source is unchanged (the first 32 bits of the SHA-256 of its text), and takes its regular
 expressions from that source, so a trafilatura release that edits an expression keeps its own
 XPath. `install` swaps them into trafilatura's lists in place (the modules that imported the
 lists see the change); `stock` puts trafilatura's own back for a while (a benchmark's baseline).
@@ -379,6 +379,28 @@ def _put(port: Port, value: Any) -> None:
         setattr(importlib.import_module(module), port.name, value)
 
 
+def _reads_as_xpath(tree: Any) -> bool:
+    """Whether the stand-ins see what the XPath sees from `tree`: an element (not a comment, an instruction
+    or a whole document) whose attributes are all its own. `get` also returns the default values an XML
+    document's DTD declares, which XPath's `@class` does not see; HTML parsers never apply them."""
+    if not isinstance(tree, etree._Element) or not isinstance(tree.tag, str):
+        return False
+    document = tree.getroottree()
+    if isinstance(document.parser, etree.HTMLParser):
+        return True
+    return document.docinfo.internalDTD is None and document.docinfo.externalDTD is None
+
+
+def _on_elements(built: Selector, original: Any) -> Selector:
+    """`built` where it reads as the XPath (every tree trafilatura makes from HTML), the XPath itself on
+    anything else other code in the process may hand trafilatura."""
+
+    def select(tree: Element) -> list[Element]:
+        return built(tree) if _reads_as_xpath(tree) else original(tree)
+
+    return select
+
+
 def install(ports: Sequence[Port] = PORTS) -> list[Port]:
     """Swap in each of `ports` whose expression trafilatura still has (again: no change); the ports in use."""
     for port in ports:
@@ -386,7 +408,7 @@ def install(ports: Sequence[Port] = PORTS) -> list[Port]:
             original = port.current()
             if source_digest(original) != port.digest:
                 continue
-            _swaps[port] = _Swap(original, port.build(str(original.path)))
+            _swaps[port] = _Swap(original, _on_elements(port.build(str(original.path)), original))
         _put(port, _swaps[port].replacement)
     return installed()
 

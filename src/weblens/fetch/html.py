@@ -11,7 +11,8 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
 - an empty shell whose content ships as JSON is read from that JSON (`hydration.py`);
 - trafilatura's fast pass (comments off, tables kept, markdown); when it keeps under a
   fifth of the visible words, its full cascade (readability and jusText as second
-  opinions) runs instead;
+  opinions) runs instead; both with weblens' stand-ins for trafilatura's slowest XPath
+  expressions (`fast_xpaths.py`: the same elements, a third of weblens' time gone);
 - a thread marked up with schema.org posts that holds most of that content is returned
   post by post under author lines (`posts.py`);
 - when the result still holds almost nothing of the page (a grid of links), the page's
