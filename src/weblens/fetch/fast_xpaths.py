@@ -144,48 +144,38 @@ def _hidden_discard(source: str) -> Selector:
     return select
 
 
-def _comments_and_lists(source: str) -> Selector:
+def _named_twice(source: str, tags: tuple[str, ...], enough: Callable[[Element], bool]) -> Selector:
+    """`.//*[tags][re:test(@id, A) or re:test(@class, B)][enough or re:test(@id, C) or re:test(@class, D)]`."""
     tests = _tests(source)
 
     def select(tree: Element) -> list[Element]:
-        by_id, by_class, list_by_id, list_by_class = tests()
+        by_id, by_class, then_by_id, then_by_class = tests()
         found = []
-        for element in tree.iterdescendants("div", "list", "section", "details", "ol", "ul"):
+        for element in tree.iterdescendants(*tags):
             id_, class_ = element.get("id"), element.get("class")
-            if id_ is None and class_ is None:
-                continue
-            if not ((id_ is not None and by_id(id_)) or (class_ is not None and by_class(class_))):
-                continue
-            if (
-                element.tag not in ("ol", "ul")
-                or (id_ is not None and list_by_id(id_))
-                or (class_ is not None and list_by_class(class_))
+            if ((id_ is not None and by_id(id_)) or (class_ is not None and by_class(class_))) and (
+                enough(element)
+                or (id_ is not None and then_by_id(id_))
+                or (class_ is not None and then_by_class(class_))
             ):
                 found.append(element)
         return found
 
     return select
+
+
+def _comments_and_lists(source: str) -> Selector:
+    """Comment sections; an `ol` or `ul` only by the narrower patterns."""
+    return _named_twice(
+        source, ("div", "list", "section", "details", "ol", "ul"), lambda element: element.tag not in ("ol", "ul")
+    )
 
 
 def _appended_articles(source: str) -> Selector:
-    tests = _tests(source)
-
-    def select(tree: Element) -> list[Element]:
-        by_id, by_class, named_id, named_class = tests()
-        found = []
-        for element in tree.iterdescendants("div", "section", "aside"):
-            id_, class_ = element.get("id"), element.get("class")
-            if not ((id_ is not None and by_id(id_)) or (class_ is not None and by_class(class_))):
-                continue
-            if (
-                next(element.iterdescendants("h1"), None) is None
-                or (id_ is not None and named_id(id_))
-                or (class_ is not None and named_class(class_))
-            ):
-                found.append(element)
-        return found
-
-    return select
+    """Infinite-scroll containers without a heading of their own; the named theme's ones always."""
+    return _named_twice(
+        source, ("div", "section", "aside"), lambda element: next(element.iterdescendants("h1"), None) is None
+    )
 
 
 def _share_buttons(source: str) -> Selector:
