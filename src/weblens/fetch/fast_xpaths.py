@@ -100,12 +100,12 @@ def _overall_discard(source: str) -> Selector:
             get = element.get
             id_, class_ = get("id"), get("class")
             if (
-                get("data-lp-replacement-content") is not None
+                (id_ is not None and by_id(id_))
+                or (class_ is not None and by_class(class_))
+                or ((id_ is not None or class_ is not None) and _test_first(cookie, element, _ID_CLASS, (id_, class_)))
+                or get("data-lp-replacement-content") is not None
                 or "nav" in (get("role") or "").replace("N", "n")
                 or "MostPopularStories" in (get("data-component") or "")
-                or (id_ is not None and by_id(id_))
-                or (class_ is not None and by_class(class_))
-                or _test_first(cookie, element, _ID_CLASS, (id_, class_))
             ):
                 found.append(element)
         return found
@@ -130,7 +130,10 @@ def _hidden_discard(source: str) -> Selector:
         for element in tree.iterdescendants(etree.Element):
             get = element.get
             id_, class_, style = get("id"), get("class"), get("style")
-            if (
+            if id_ is None and class_ is None and style is None:
+                if get("aria-hidden") == "true":
+                    found.append(element)
+            elif (
                 (class_ is not None and (class_ == "comments-title" or by_class(class_)))
                 or (id_ is not None and by_id(id_))
                 or _test_first(_reply, element, _ID_CLASS, (id_, class_))
@@ -297,11 +300,13 @@ def _basic_clean(source: str) -> Selector:
         found = []
         for element in tree.iterdescendants(etree.Element):
             id_, class_ = element.get("id"), element.get("class")
-            if (
-                element.tag in _BASIC_CLEAN_TAGS
-                or (class_ is not None and by_class(class_))
-                or (id_ is not None and by_id(id_))
-                or (element.tag == "div" and _test_first(_footer, element, ("class", "id"), (class_, id_)))
+            if element.tag in _BASIC_CLEAN_TAGS or (
+                (id_ is not None or class_ is not None)
+                and (
+                    (class_ is not None and by_class(class_))
+                    or (id_ is not None and by_id(id_))
+                    or (element.tag == "div" and _test_first(_footer, element, ("class", "id"), (class_, id_)))
+                )
             ):
                 found.append(element)
         return found
