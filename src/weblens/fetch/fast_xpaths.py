@@ -317,8 +317,8 @@ def _basic_clean(source: str) -> Selector:
 @dataclass(frozen=True)
 class Port:
     """One stand-in: where trafilatura keeps the expression (a list item, or a module attribute when
-    `index` is None, rebound in each module that imported it), the SHA-256 of the source it was
-    written against, and how to build it from that source."""
+    `index` is None, rebound in each module that imported it), the digest (`source_digest`) of the
+    source it was written against, and how to build it from that source."""
 
     module: str
     name: str
