@@ -164,10 +164,12 @@ async def ask_model(model: ChatModel, fields: list[FieldSpec], passages: str, in
                 value = _stated(answer.get(spec.name))
                 if value is None:
                     continue
-                if isinstance(value, str) and _field_problem(spec, value) is not None:
+                fits = _field_problem(spec, value) is None  # each value checked once
+                if not fits and isinstance(value, str):
                     typed = coerce(spec, [value])  # "1,309.00" for a number, "yes" for a boolean: read as markup is
-                    value = typed if typed is not None and _field_problem(spec, typed) is None else value
-                if _field_problem(spec, value) is None:
+                    if typed is not None and _field_problem(spec, typed) is None:
+                        value, fits = typed, True
+                if fits:
                     result.values[spec.name] = value
                 else:
                     result.problems.append(f"{spec.name}: the model's value {json.dumps(value)[:80]} is not a valid "

@@ -191,9 +191,8 @@ class SiteMapper:
         budget = asyncio.timeout(self.time_budget_s)
         try:
             async with budget:
-                if (
-                    self._start_page
-                ):  # read first, added last: a start URL that redirects off-site says where the site is
+                # read first, added last: a start URL that redirects off-site says where the site is
+                if self._start_page:
                     report("map: reading the start page")
                     start = await self._file(self.url)
                 if start is not None and not self.scope.on_site(start[0]):  # the site moved: map where it went
