@@ -89,7 +89,7 @@ def _trees(html: str) -> list[Any]:
 
 def test_stand_ins_are_used_exactly_where_trafilatura_has_their_expression() -> None:
     """On the trafilatura these were written against (2.3.1) that is all of them; on a release that edits
-    an expression, that expression's own XPath (bench/fast_xpaths.py prints how many are in use)."""
+    an expression, that expression's own XPath (bench/stand_ins.py prints how many are in use)."""
     built = {port for port, _, _ in fast_xpaths.pairs()}
     with fast_xpaths.stock():
         for port in fast_xpaths.PORTS:

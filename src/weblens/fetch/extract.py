@@ -69,12 +69,14 @@ def _is_json(kind: str) -> bool:
 
 
 def _html(body: bytes, content_type: str, url: str, raw: bool) -> Extracted:
-    text, _ = decode_body(body, content_type, html=True)
+    text, charset = decode_body(body, content_type, html=True)
     if raw:
         return Extracted(text, "raw")
     from weblens.fetch.html import SHELL_VISIBLE_CHARS, extract_html
 
-    found = extract_html(text, url)  # raises BlockedError for a bot check or consent wall
+    # the body is the text's UTF-8 when it was read as UTF-8 with nothing replaced: the parser takes it as it is
+    encoded = body if charset == "utf-8" and "\ufffd" not in text else None
+    found = extract_html(text, url, encoded)  # raises BlockedError for a bot check or consent wall
     from weblens.fetch.render_need import render_reason
 
     note = found.note

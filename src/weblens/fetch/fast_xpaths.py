@@ -4,11 +4,11 @@ same order, in a third to a fifth of the time.
 trafilatura picks and prunes a page's regions with XPath expressions that test class and id
 attributes with EXSLT regular expressions (`re:test`). libxml2 calls back into Python for each
 test on each candidate element, and these expressions took over half of trafilatura's fast
-pass on both corpora (bench/fast_xpaths.py prints each one's time against its stand-in's).
+pass on both corpora (bench/stand_ins.py prints each one's time against its stand-in's).
 A single walk over the element kinds an expression names, with the same tests written in
 Python over the same regular expressions (lxml compiles `re:test` patterns with Python's `re`
-too), each answer remembered per attribute value (a page repeats its class names hundreds of
-times), returns the same list.
+too), each answer remembered per attribute value across walks (a page repeats its class names
+hundreds of times, and trafilatura walks it a dozen times), returns the same list.
 
 Each stand-in was written against one exact expression: it replaces trafilatura's only while
 that expression's source is unchanged (the first 32 bits of the SHA-256 of its text), and takes its regular
@@ -43,26 +43,35 @@ _DISCARD_TAGS = ("div", "item", "list", "p", "section", "span")
 _BODY_TAGS = ("article", "div", "main", "section")
 
 
-def _tests(source: str) -> Callable[[], Tests]:
+def _tests(source: str) -> Tests:
     """For each `re:test` in `source`, in order, a yes-or-no search compiled as lxml compiles it (Python
-    `re`; `i`: ignore case): a fresh set per walk, each remembering its answer per value (a page repeats
-    its class names on hundreds of elements; a long alternation costs more than a dictionary lookup).
-    An absent attribute is the empty string to XPath; none of the ported patterns matches it, so the
-    callers test present attributes only."""
-    searches = [
-        re.compile(pattern, re.IGNORECASE if "i" in flags else 0).search for pattern, flags in _RE_TEST.findall(source)
+    `re`; `i`: ignore case), each remembering its answers (`_memo`). An absent attribute is the empty
+    string to XPath; none of the ported patterns matches it, so the callers test present attributes only."""
+    return [
+        _memo(re.compile(pattern, re.IGNORECASE if "i" in flags else 0).search)
+        for pattern, flags in _RE_TEST.findall(source)
     ]
-    return lambda: [_memo(search) for search in searches]
 
 
-def _memo(search: Callable[[str], Any]) -> Callable[[str], bool]:
-    """`search` as a yes or no, remembered for one walk: at most one entry per distinct value on the page."""
+# A page repeats its class names on hundreds of elements and trafilatura walks each page a dozen times
+# (both passes, their copies): answers are kept across walks and pages, a bounded number of short values.
+_MEMO_ENTRIES = 4096
+_MEMO_VALUE_CHARS = 256
+
+
+def _memo(search: Callable[[str], Any]) -> Test:
+    """`search` as a yes or no, remembered per value (a long alternation costs more than a dictionary
+    lookup); at most `_MEMO_ENTRIES` values of up to `_MEMO_VALUE_CHARS` characters are held."""
     seen: dict[str, bool] = {}
 
     def test(value: str) -> bool:
         found = seen.get(value)
         if found is None:
-            found = seen[value] = search(value) is not None
+            found = search(value) is not None
+            if len(value) <= _MEMO_VALUE_CHARS:
+                if len(seen) >= _MEMO_ENTRIES:
+                    seen.clear()
+                seen[value] = found
         return found
 
     return test
@@ -91,10 +100,9 @@ _ID_CLASS = ("id", "class")
 
 
 def _overall_discard(source: str) -> Selector:
-    tests = _tests(source)
+    cookie, by_id, by_class = _tests(source)
 
     def select(tree: Element) -> list[Element]:
-        cookie, by_id, by_class = tests()
         found = []
         for element in tree.iterdescendants(*_DISCARD_TAGS):
             get = element.get
@@ -122,10 +130,9 @@ def _footer(value: str) -> bool:
 
 
 def _hidden_discard(source: str) -> Selector:
-    tests = _tests(source)
+    hidden, by_id, by_class = _tests(source)
 
     def select(tree: Element) -> list[Element]:
-        hidden, by_id, by_class = tests()
         found = []
         for element in tree.iterdescendants(etree.Element):
             get = element.get
@@ -149,10 +156,9 @@ def _hidden_discard(source: str) -> Selector:
 
 def _named_twice(source: str, tags: tuple[str, ...], enough: Callable[[Element], bool]) -> Selector:
     """`.//*[tags][re:test(@id, A) or re:test(@class, B)][enough or re:test(@id, C) or re:test(@class, D)]`."""
-    tests = _tests(source)
+    by_id, by_class, then_by_id, then_by_class = _tests(source)
 
     def select(tree: Element) -> list[Element]:
-        by_id, by_class, then_by_id, then_by_class = tests()
         found = []
         for element in tree.iterdescendants(*tags):
             id_, class_ = element.get("id"), element.get("class")
@@ -194,10 +200,9 @@ def _share_buttons(source: str) -> Selector:
 
 def _article_body(source: str) -> Selector:
     """`.//*[…][1]`: per parent, its first child that matches (the caller reads the first in document order)."""
-    tests = _tests(source)
+    by_id, by_class = _tests(source)
 
     def select(tree: Element) -> list[Element]:
-        by_id, by_class = tests()
         found, parents = [], set()
         for element in tree.iterdescendants(*_BODY_TAGS):
             get = element.get
@@ -219,12 +224,11 @@ def _article_body(source: str) -> Selector:
     return select
 
 
-def _first(tests: Callable[[], Tests], matches: Callable[..., bool]) -> Selector:
+def _first(tests: Tests, matches: Callable[..., bool]) -> Selector:
     """`(.//*[self::article or self::div or self::main or self::section][…])[1]`: `matches(element, *tests)`."""
 
     def select(tree: Element) -> list[Element]:
-        made = tests()
-        return next(([element] for element in tree.iterdescendants(*_BODY_TAGS) if matches(element, *made)), [])
+        return next(([element] for element in tree.iterdescendants(*_BODY_TAGS) if matches(element, *tests)), [])
 
     return select
 
@@ -293,10 +297,9 @@ _BASIC_CLEAN_TAGS = frozenset({"aside", "fencedframe", "footer", "script", "styl
 
 
 def _basic_clean(source: str) -> Selector:
-    tests = _tests(source)
+    by_class, by_id = _tests(source)
 
     def select(tree: Element) -> list[Element]:
-        by_class, by_id = tests()
         found = []
         for element in tree.iterdescendants(etree.Element):
             id_, class_ = element.get("id"), element.get("class")

@@ -12,7 +12,8 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
 - trafilatura's fast pass (comments off, tables kept, markdown); when it keeps under a
   fifth of the visible words, its full cascade (readability and jusText as second
   opinions) runs instead; both with weblens' stand-ins for trafilatura's slowest XPath
-  expressions (`fast_xpaths.py`: the same elements, a third of weblens' time gone);
+  expressions (`fast_xpaths.py`: the same elements, a third of weblens' time gone) and for
+  jusText's paragraph maker (`fast_justext.py`: the same paragraphs in a third of the time);
 - a thread marked up with schema.org posts that holds most of that content is returned
   post by post under author lines (`posts.py`);
 - when the result still holds almost nothing of the page (a grid of links), the page's
@@ -41,7 +42,7 @@ from lxml import html as lxml_html
 from trafilatura.settings import CUT_EMPTY_ELEMS
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_xpaths
+from weblens.fetch import fast_justext, fast_xpaths
 from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_markup, flatten_markup
@@ -157,6 +158,7 @@ _PARSER.set_element_class_lookup(
 )
 
 fast_xpaths.install()
+fast_justext.install()
 
 DEEP_FLATTENED_NOTE = (
     "The page nests its elements deeper than the HTML parser follows; it was read with its nesting flattened, "
@@ -186,10 +188,14 @@ class HtmlExtract:
         self.note: str | None = None
 
 
-def parse_html(html: str) -> lxml_html.HtmlElement | None:
-    """The page's tree, or None when lxml finds no document in it."""
+def parse_html(html: str, encoded: bytes | None = None) -> lxml_html.HtmlElement | None:
+    """The page's tree, or None when lxml finds no document in it. `encoded`: `html` as UTF-8 when the caller
+    has it (the body it decoded), parsed as it is unless `bound_markup` changes the page: encoding a page again
+    costs a tenth of its parse."""
+    bounded = bound_markup(html)
+    data = encoded if encoded is not None and bounded is html else bounded.encode("utf-8", "surrogatepass")
     try:
-        tree = lxml_html.fromstring(bound_markup(html).encode("utf-8", "surrogatepass"), parser=_PARSER)
+        tree = lxml_html.fromstring(data, parser=_PARSER)
     except (etree.ParserError, ValueError):
         return None
     return tree
@@ -200,9 +206,9 @@ def _too_deep() -> bool:
     return any(entry.type_name == "ERR_RESOURCE_LIMIT" and "depth" in entry.message for entry in _PARSER.error_log)
 
 
-def _parse_whole(html: str) -> tuple[lxml_html.HtmlElement | None, str | None]:
+def _parse_whole(html: str, encoded: bytes | None) -> tuple[lxml_html.HtmlElement | None, str | None]:
     """The page's tree and, when it is nested past the parser's depth, a note on how it was read."""
-    tree = parse_html(html)
+    tree = parse_html(html, encoded)
     if tree is None or not _too_deep():
         return tree, None
     tree = parse_html(flatten_markup(html))
@@ -406,12 +412,12 @@ def wall_error(kind: str, url: str | None) -> BlockedError:
     )
 
 
-def extract_html(html: str, url: str | None = None) -> HtmlExtract:
-    """Main content as markdown; an empty `content` means the page shows no text.
+def extract_html(html: str, url: str | None = None, encoded: bytes | None = None) -> HtmlExtract:
+    """Main content as markdown; an empty `content` means the page shows no text (`encoded`: as in `parse_html`).
 
     Raises BlockedError when the page is a bot check or consent wall instead of the page.
     """
-    tree, note = _parse_whole(html)
+    tree, note = _parse_whole(html, encoded)
     if tree is None:
         return HtmlExtract("", "", None, None, method="empty", visible_chars=0)
     found = _extract_tree(tree, url)
@@ -447,10 +453,13 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     source = _trafilatura_tree(tree)
     content, method = _markdown(source, url), "trafilatura"
     kept = _words(content)
-    if kept < _SECOND_OPINION_SHARE * shown_words:
+    # a thread whose posts hold what the fast pass kept is read post by post: no second opinion needed
+    covered = thread is not None and _covers(thread, content)
+    if not covered and kept < _SECOND_OPINION_SHARE * shown_words:
         content = _markdown(source, url, fast=False)
         kept = _words(content)
-    if thread is not None and _covers(thread, content):
+        covered = thread is not None and _covers(thread, content)
+    if thread is not None and covered:
         content, method = without_repeated_quotes(thread), "thread"
         kept = _words(content)
     # the visible text bounds the page text: skip building it when it cannot win
