@@ -3,8 +3,8 @@
 Runs weblens' extraction (the same `extract()` a fetch uses, from the page's bytes to the
 markdown body the model reads) and, in the same run, trafilatura
 `extract(html, include_comments=False)` as the baseline (as installed: weblens' stand-ins for
-its XPath expressions and jusText's paragraph maker, `weblens.fetch.fast_xpaths` and `fast_justext`,
-are put aside for it), single-threaded, interleaved page
+its XPath expressions, jusText's paragraph maker and its tree preparation, `weblens.fetch.fast_xpaths`,
+`fast_justext` and `fast_prepare`, are put aside for it), single-threaded, interleaved page
 by page (each page read by one system right after the other, which goes first alternating
 by round) so load on the machine hits both alike. Scores with each corpus' own `score.py`
 (4-token shingles; precision over non-empty outputs, recall over all pages).
@@ -48,7 +48,7 @@ from typing import Any
 import trafilatura
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_justext, fast_xpaths
+from weblens.fetch import fast_justext, fast_prepare, fast_xpaths
 from weblens.fetch.extract import extract
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -80,8 +80,8 @@ def fold(page_id: str) -> int:
 
 
 def baseline(raw: bytes) -> tuple[str, str]:
-    """trafilatura as installed: its own XPath expressions and jusText, not weblens' stand-ins."""
-    with fast_xpaths.stock(), fast_justext.stock():
+    """trafilatura as installed: its own XPath expressions, jusText and preparation, not weblens' stand-ins."""
+    with fast_xpaths.stock(), fast_justext.stock(), fast_prepare.stock():
         return trafilatura.extract(raw.decode("utf-8", "replace"), include_comments=False) or "", BASELINE
 
 
@@ -268,6 +268,8 @@ def main() -> int:
     print(f"weblens: {len(in_use)} of {len(fast_xpaths.PORTS)} trafilatura XPath stand-ins in use (fast_xpaths)")
     justext = "in use" if fast_justext.install() else "not in use (jusText's source differs)"
     print(f"weblens: the jusText paragraph maker's stand-in {justext} (fast_justext)")
+    prepare = "in use" if fast_prepare.install() else "not in use (trafilatura's source differs)"
+    print(f"weblens: the tree preparation's stand-in {prepare} (fast_prepare)")
     results = {}
     for corpus in args.corpus or CORPORA:
         data = args.data / corpus

@@ -1,6 +1,7 @@
 """weblens' stand-ins inside trafilatura against what they stand in for, on every page of both
-benchmark corpora: the Python for its slowest XPath expressions (`weblens.fetch.fast_xpaths`) and
-the paragraph maker for its jusText second opinion (`weblens.fetch.fast_justext`).
+benchmark corpora: the Python for its slowest XPath expressions (`weblens.fetch.fast_xpaths`),
+the paragraph maker for its jusText second opinion (`weblens.fetch.fast_justext`) and its tree
+preparation without the copy a fast pass never reads (`weblens.fetch.fast_prepare`).
 
 Per expression: seconds for trafilatura's XPath and for the stand-in over all pages (each page as
 weblens parses it and as trafilatura converts it, the two trees the expressions run on), medians
@@ -35,7 +36,7 @@ from trafilatura.htmlprocessing import convert_tags
 from trafilatura.settings import Extractor
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_justext, fast_xpaths
+from weblens.fetch import fast_justext, fast_prepare, fast_xpaths
 from weblens.fetch.extract import extract
 from weblens.fetch.html import parse_html
 
@@ -129,7 +130,8 @@ SETUPS: dict[str, tuple[Callable[[], AbstractContextManager[None]], ...]] = {
     "all stand-ins": (),
     "XPath put aside": (fast_xpaths.stock,),
     "jusText put aside": (fast_justext.stock,),
-    "none": (fast_xpaths.stock, fast_justext.stock),
+    "preparation put aside": (fast_prepare.stock,),
+    "none": (fast_xpaths.stock, fast_justext.stock, fast_prepare.stock),
 }
 BASE = "none"
 
@@ -164,7 +166,10 @@ def main() -> int:
     args = parser.parse_args()
     in_use = fast_xpaths.install()
     print(f"XPath stand-ins in use: {len(in_use)} of {len(fast_xpaths.PORTS)}")
-    print(f"jusText stand-in in use: {'yes' if fast_justext.install() else 'no (jusText differs from the one copied)'}")
+    justext = "yes" if fast_justext.install() else "no (jusText differs from the one it was written against)"
+    print(f"jusText stand-in in use: {justext}")
+    prepare = "yes" if fast_prepare.install() else "no (trafilatura differs from the one it was written against)"
+    print(f"preparation stand-in in use: {prepare}")
     for corpus in CORPORA:
         data = args.data / corpus
         if not data.is_dir():

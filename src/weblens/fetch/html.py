@@ -13,7 +13,8 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
   fifth of the visible words, its full cascade (readability and jusText as second
   opinions) runs instead; both with weblens' stand-ins for trafilatura's slowest XPath
   expressions (`fast_xpaths.py`: the same elements, a third of weblens' time gone) and for
-  jusText's paragraph maker (`fast_justext.py`: the same paragraphs in a third of the time);
+  jusText's paragraph maker (`fast_justext.py`: the same paragraphs in a third of the time), and
+  without the tree copy its fast pass never reads (`fast_prepare.py`);
 - a thread marked up with schema.org posts that holds most of that content is returned
   post by post under author lines (`posts.py`);
 - when the result still holds almost nothing of the page (a grid of links), the page's
@@ -42,7 +43,7 @@ from lxml import html as lxml_html
 from trafilatura.settings import CUT_EMPTY_ELEMS
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_justext, fast_xpaths
+from weblens.fetch import fast_justext, fast_prepare, fast_xpaths
 from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_markup, flatten_markup
@@ -159,6 +160,7 @@ _PARSER.set_element_class_lookup(
 
 fast_xpaths.install()
 fast_justext.install()
+fast_prepare.install()
 
 DEEP_FLATTENED_NOTE = (
     "The page nests its elements deeper than the HTML parser follows; it was read with its nesting flattened, "
