@@ -10,10 +10,11 @@ by round) so load on the machine hits both alike. Scores with each corpus' own `
 (4-token shingles; precision over non-empty outputs, recall over all pages).
 
 Prints, per corpus: F1 / precision / recall, empty outputs and pages/s (median of the
-rounds' summed per-page times) for both, and for rs-trafilatura (PyPI `trafipy`, plain
-text) when an interpreter that can import it is found (`--anchor-python`; trafipy ships
-only CPython 3.12+ wheels, so it runs in its own process, `bench/trafipy_anchor.py`,
-asked page by page beside the other two); the pages on which weblens takes more than
+rounds' summed per-page times) for both, by the wall clock and by the process's CPU time (on a
+shared machine the wall clock also counts the time the process waited for a core), and for
+rs-trafilatura (PyPI `trafipy`, plain text) when an interpreter that can import it is found
+(`--anchor-python`; trafipy ships only CPython 3.12+ wheels, so it runs in its own process,
+`bench/trafipy_anchor.py`, asked page by page beside the other two); the pages on which weblens takes more than
 twice trafilatura's time (per-page medians) and the worst such ratio; F1 on two folds
 (the pages split by a hash of their id: a rule that helps only one fold is fitted, not
 learned) and per page type. A bot check that weblens reports as `blocked` counts as an
@@ -128,13 +129,13 @@ class AnchorProcess:
             raise RuntimeError(f"{ANCHOR_SCRIPT.name} stopped (exit status {self.process.wait()})")
         return line
 
-    def extract(self, page_id: str) -> tuple[str, float]:
-        """(rs-trafilatura's text, its seconds) on one page."""
+    def extract(self, page_id: str) -> tuple[str, float, float]:
+        """(rs-trafilatura's text, its seconds, its CPU seconds) on one page."""
         assert self.process.stdin is not None
         self.process.stdin.write(page_id + "\n")
         self.process.stdin.flush()
         found = json.loads(self._line())
-        return found["text"], found["seconds"]
+        return found["text"], found["seconds"], found["cpu_seconds"]
 
     def __enter__(self) -> AnchorProcess:
         return self
@@ -151,6 +152,7 @@ def run_corpus(data: Path, rounds: int, anchor: str | None = None) -> dict[str, 
     pages = load_pages(data)
     names = [*SYSTEMS, *([ANCHOR] if anchor else [])]
     page_times: dict[str, dict[str, list[float]]] = {name: {page_id: [] for page_id in pages} for name in names}
+    cpu_times: dict[str, list[float]] = {name: [0.0] * rounds for name in names}  # per round, summed
     outputs: dict[str, dict[str, tuple[str, str]]] = {name: {} for name in names}
     with contextlib.ExitStack() as stack:
         remote = stack.enter_context(AnchorProcess(anchor, data)) if anchor else None
@@ -158,13 +160,15 @@ def run_corpus(data: Path, rounds: int, anchor: str | None = None) -> dict[str, 
             order = list(SYSTEMS) if round_ % 2 == 0 else list(SYSTEMS)[::-1]  # neither always goes first
             for page_id, raw in pages.items():
                 for name in order:
-                    started = time.perf_counter()
+                    started, cpu = time.perf_counter(), time.process_time()
                     outputs[name][page_id] = SYSTEMS[name](raw)
                     page_times[name][page_id].append(time.perf_counter() - started)
+                    cpu_times[name][round_] += time.process_time() - cpu
                 if remote is not None:
-                    text, seconds = remote.extract(page_id)
+                    text, seconds, cpu_seconds = remote.extract(page_id)
                     outputs[ANCHOR][page_id] = (text, ANCHOR)
                     page_times[ANCHOR][page_id].append(seconds)
+                    cpu_times[ANCHOR][round_] += cpu_seconds
     timings = {name: [sum(t[r] for t in page_times[name].values()) for r in range(rounds)] for name in names}
     medians = {name: {page_id: statistics.median(t) for page_id, t in page_times[name].items()} for name in names}
     groups: dict[str, list[str]] = {"all": sorted(truth)}
@@ -179,24 +183,28 @@ def run_corpus(data: Path, rounds: int, anchor: str | None = None) -> dict[str, 
         predictions = {i: {"articleBody": body} for i, (body, _) in outputs[name].items()}
         scores[name] = {group: score.score(truth, predictions, ids, n_boot=0) for group, ids in groups.items()}
     rates = {name: len(pages) / statistics.median(times) for name, times in timings.items()}
+    cpu_rates = {name: len(pages) / statistics.median(times) for name, times in cpu_times.items()}
     paths = Counter(path for _, path in outputs[OURS].values())
     ratios = {page_id: medians[OURS][page_id] / max(medians[BASELINE][page_id], 1e-9) for page_id in pages}
     slow = sorted((page_id for page_id, ratio in ratios.items() if ratio > SLOW_RATIO), key=ratios.__getitem__)[::-1]
     slow_pages = [(page_id, ratios[page_id], medians[BASELINE][page_id], outputs[OURS][page_id][1]) for page_id in slow]
-    return {"pages": len(pages), "groups": groups, "scores": scores, "rates": rates, "paths": paths,
-            "names": names, "slow": slow_pages}  # fmt: skip
+    return {"pages": len(pages), "groups": groups, "scores": scores, "rates": rates, "cpu_rates": cpu_rates,
+            "paths": paths, "names": names, "slow": slow_pages}  # fmt: skip
 
 
 def report(corpus: str, result: dict[str, Any], rounds: int) -> None:
     """Print one corpus' tables (the checks come after both corpora)."""
     scores, rates, groups, names = result["scores"], result["rates"], result["groups"], result["names"]
+    cpu = result["cpu_rates"]
     print(f"\n== {corpus}: {result['pages']} pages, {rounds} rounds (pages/s: median), single-threaded")
-    print(f"{'system':<14} {'F1':>6} {'prec':>6} {'recall':>6} {'empty':>6} {'pages/s':>8} {'speed':>6}")
+    print(f"{'system':<14} {'F1':>6} {'prec':>6} {'recall':>6} {'empty':>6} {'pages/s':>8} {'speed':>6}"
+          f" {'CPU pages/s':>12} {'speed':>6}")  # fmt: skip
     for name in names:
         r = scores[name]["all"]
         print(
             f"{name:<14} {r['f1']:6.3f} {r['precision']:6.3f} {r['recall']:6.3f} {r['empty_predictions']:6d} "
-            f"{rates[name]:8.1f} {rates[name] / rates[BASELINE]:5.2f}x"
+            f"{rates[name]:8.1f} {rates[name] / rates[BASELINE]:5.2f}x "
+            f"{cpu[name]:12.1f} {cpu[name] / cpu[BASELINE]:5.2f}x"
         )
     anchor_head = f" {ANCHOR:>14}" if ANCHOR in names else ""
     print(f"\n{'F1 by group':<16} {'pages':>5} {BASELINE:>12} {OURS:>8} {'diff':>7}{anchor_head}")
