@@ -55,8 +55,8 @@ def _tests(source: str) -> Tests:
 
 # A page repeats its class names on hundreds of elements and trafilatura walks each page a dozen times
 # (both passes, their copies): answers are kept across walks and pages, a bounded number of short values
-# (on both corpora a page has 175 distinct class values at the median, 1 101 at most, and 98 % of values
-# are under 128 characters). At most 23 tests x 1 024 values: a few MB.
+# (on both corpora a page has 175 distinct class values at the median, 1 101 at most, and 98 % of class and id
+# values are at most 128 characters). At most 23 tests x 1 024 values: a few MB.
 _MEMO_ENTRIES = 1024
 _MEMO_VALUE_CHARS = 128
 
