@@ -14,28 +14,24 @@ paragraph's text once. `classify` hands jusText's classifier the stop list as a 
 passes a tuple of 150 000 words, which jusText's cache hashes word by word on every call.
 
 Like `fast_xpaths`, this stands in only while the code it was written against is unchanged: the first
-32 bits of the SHA-256 of jusText's paragraph maker, paragraph and whitespace sources. `install` swaps it into
-trafilatura's module; `stock` puts jusText's own back for a while (a benchmark's baseline).
+32 bits of the SHA-256 of jusText's paragraph maker, paragraph and whitespace sources (`swap.GuardedSwap`).
+`install` swaps it into trafilatura's module; `stock` puts jusText's own back for a while (a benchmark's baseline).
 tests/fetch/test_fast_justext.py checks it against jusText on crafted and real pages.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import importlib
-import inspect
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from lxml import etree  # type: ignore[import-untyped]
 
+from weblens.fetch.swap import GuardedSwap
+
 __all__ = ["DIGEST", "FastParagraphMaker", "classify", "install", "installed", "normalized", "source_digest", "stock"]
 
 DIGEST = "099d15d6"
-_MODULE = "trafilatura.external"
 _SPACES = re.compile(r"[^\S\n\r]+")
 # after `_SPACES`, a run of spaces holding a line break starts with at most one space: no match is retried
 _BREAKS = re.compile(r" ?[\n\r][ \n\r]*+")
@@ -51,20 +47,12 @@ def normalized(text: str) -> str:
     return _BREAKS.sub("\n", spaced) if "\n" in spaced or "\r" in spaced else spaced
 
 
-@functools.cache
-def source_digest() -> str | None:
-    """The first 8 hex digits of the SHA-256 of the jusText sources this module stands in for (None without them)."""
-    try:
-        core, paragraph, utils = (importlib.import_module(f"justext.{name}") for name in ("core", "paragraph", "utils"))
-        parts = [
-            inspect.getsource(part)
-            for part in (core.ParagraphMaker, core.PathInfo, paragraph.Paragraph, utils.normalize_whitespace,
-                         utils._replace_whitespace, utils.is_blank)
-        ]  # fmt: skip
-    except (ImportError, AttributeError, OSError, TypeError):
-        return None
-    parts += [" ".join(sorted(core.PARAGRAPH_TAGS)), utils.MULTIPLE_WHITESPACE_PATTERN.pattern]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
+def _sources() -> list[Any]:
+    """What the stand-in was written against: jusText's paragraph maker, paragraph and whitespace code."""
+    core, paragraph, utils = (importlib.import_module(f"justext.{name}") for name in ("core", "paragraph", "utils"))
+    return [core.ParagraphMaker, core.PathInfo, paragraph.Paragraph, utils.normalize_whitespace,
+            utils._replace_whitespace, utils.is_blank, " ".join(sorted(core.PARAGRAPH_TAGS)),
+            utils.MULTIPLE_WHITESPACE_PATTERN.pattern]  # fmt: skip
 
 
 def _paragraph_type() -> type:
@@ -213,44 +201,15 @@ def classify(paragraphs: list[Any], stoplist: Any, *args: Any, **kwargs: Any) ->
     classify_paragraphs(paragraphs, stoplist, *args, **kwargs)
 
 
-_NAMES: dict[str, Callable[[], Any]] = {
-    "ParagraphMaker": lambda: FastParagraphMaker,
-    "classify_paragraphs": lambda: classify,
-}
-_originals: dict[str, Any] = {}
+_SWAP = GuardedSwap(
+    "trafilatura.external",
+    {"ParagraphMaker": lambda: FastParagraphMaker, "classify_paragraphs": lambda: classify},
+    _sources,
+    DIGEST,
+)
+install, installed, stock = _SWAP.install, _SWAP.installed, _SWAP.stock
 
 
-def install(digest: str = DIGEST) -> bool:
-    """Swap the stand-ins into trafilatura when jusText's sources hash to `digest` (the ones it was written against);
-    whether they are in."""
-    if source_digest() != digest:
-        return False
-    module = importlib.import_module(_MODULE)
-    if not _originals:
-        _originals.update({name: getattr(module, name) for name in _NAMES})
-    _put({name: made() for name, made in _NAMES.items()})
-    return True
-
-
-def installed() -> bool:
-    module = importlib.import_module(_MODULE)
-    return all(getattr(module, name) is made() for name, made in _NAMES.items())
-
-
-def _put(values: dict[str, Any]) -> None:
-    module = importlib.import_module(_MODULE)
-    for name, value in values.items():
-        setattr(module, name, value)
-
-
-@contextmanager
-def stock() -> Iterator[None]:
-    """jusText's own maker and classifier for the duration (a benchmark's baseline); the stand-ins after."""
-    active = installed()
-    if active:
-        _put(_originals)
-    try:
-        yield
-    finally:
-        if active:
-            install()
+def source_digest() -> str | None:
+    """The first 8 hex digits of the SHA-256 of the jusText sources this stands in for (None without them)."""
+    return _SWAP.source_digest
