@@ -3,11 +3,11 @@
 Runs weblens' extraction (the same `extract()` a fetch uses, from the page's bytes to the
 markdown body the model reads) and, in the same run, trafilatura
 `extract(html, include_comments=False)` as the baseline (as installed: weblens' stand-ins for
-its XPath expressions, jusText's paragraph maker and its tree preparation, `weblens.fetch.fast_xpaths`,
-`fast_justext` and `fast_prepare`, are put aside for it), single-threaded, interleaved page
-by page (each page read by one system right after the other, which goes first alternating
-by round) so load on the machine hits both alike. Scores with each corpus' own `score.py`
-(4-token shingles; precision over non-empty outputs, recall over all pages).
+its XPath expressions, jusText's paragraph maker, its tree preparation and its page measure,
+`weblens.fetch.fast_xpaths`, `fast_justext`, `fast_prepare` and `fast_html2txt`, are put aside
+for it), single-threaded, interleaved page by page (each page read by one system right after the
+other, which goes first alternating by round) so load on the machine hits both alike. Scores with
+each corpus' own `score.py` (4-token shingles; precision over non-empty outputs, recall over all pages).
 
 Prints, per corpus: F1 / precision / recall, empty outputs and pages/s (median of the
 rounds' summed per-page times) for both, by the wall clock and by the process's CPU time (on a
@@ -50,7 +50,7 @@ from typing import Any
 import trafilatura
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_justext, fast_prepare, fast_xpaths
+from weblens.fetch import fast_html2txt, fast_justext, fast_prepare, fast_xpaths
 from weblens.fetch.extract import extract
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -82,8 +82,9 @@ def fold(page_id: str) -> int:
 
 
 def baseline(raw: bytes) -> tuple[str, str]:
-    """trafilatura as installed: its own XPath expressions, jusText and preparation, not weblens' stand-ins."""
-    with fast_xpaths.stock(), fast_justext.stock(), fast_prepare.stock():
+    """trafilatura as installed: its own XPath expressions, jusText, preparation and page measure, not weblens'
+    stand-ins."""
+    with fast_xpaths.stock(), fast_justext.stock(), fast_prepare.stock(), fast_html2txt.stock():
         return trafilatura.extract(raw.decode("utf-8", "replace"), include_comments=False) or "", BASELINE
 
 
@@ -283,6 +284,8 @@ def main() -> int:
     print(f"weblens: the jusText paragraph maker's stand-in {justext} (fast_justext)")
     prepare = "in use" if fast_prepare.install() else "not in use (trafilatura's source differs)"
     print(f"weblens: the tree preparation's stand-in {prepare} (fast_prepare)")
+    measure = "in use" if fast_html2txt.install() else "not in use (trafilatura's source differs)"
+    print(f"weblens: the page measure's stand-in {measure} (fast_html2txt)")
     results = {}
     for corpus in args.corpus or CORPORA:
         data = args.data / corpus

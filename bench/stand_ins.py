@@ -1,13 +1,16 @@
 """weblens' stand-ins inside trafilatura against what they stand in for, on every page of both
 benchmark corpora: the Python for its slowest XPath expressions (`weblens.fetch.fast_xpaths`),
-the paragraph maker for its jusText second opinion (`weblens.fetch.fast_justext`) and its tree
-preparation without the copy a fast pass never reads (`weblens.fetch.fast_prepare`).
+the paragraph maker for its jusText second opinion (`weblens.fetch.fast_justext`), its tree
+preparation without the copy a fast pass never reads (`weblens.fetch.fast_prepare`) and its
+measure of a page's whole text without a copy of the page (`weblens.fetch.fast_html2txt`).
 
 Per expression: seconds for trafilatura's XPath and for the stand-in over all pages (each page as
 weblens parses it and as trafilatura converts it, the two trees the expressions run on), medians
 of the rounds, the speed-up, and the pages where the two select different elements (must be 0).
 jusText: seconds for its paragraph maker and classifier and for the stand-in's over all pages (each
 page as trafilatura cleans it for jusText), and the pages whose paragraphs, classes or paths differ
+(must be 0). The page measure: seconds for trafilatura's `html2txt` and for the stand-in over all
+pages (each page as weblens parses it, and as trafilatura converts it) and the pages whose text differs
 (must be 0). Then weblens' whole extraction with all stand-ins, with each put aside (`stock`) and
 with none, interleaved page by page (each setup first on a page as often as the others, the XPath
 stand-ins' remembered answers dropped before each read): pages/s of each and the pages whose
@@ -31,13 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from justext.core import ParagraphMaker, classify_paragraphs, revise_paragraph_classification
-from trafilatura.baseline import basic_cleaning
+from trafilatura.baseline import basic_cleaning, html2txt
 from trafilatura.external import jt_stoplist_init
 from trafilatura.htmlprocessing import convert_tags
 from trafilatura.settings import Extractor
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_justext, fast_prepare, fast_xpaths
+from weblens.fetch import fast_html2txt, fast_justext, fast_prepare, fast_xpaths
 from weblens.fetch.extract import extract
 from weblens.fetch.html import parse_html
 
@@ -120,6 +123,24 @@ def paragraphs(bodies: list[bytes], rounds: int) -> None:
     print(f"{'paragraphs made and classified':<36} {own:8.2f} {stand_in:10.2f} {own / stand_in:7.1f}x {differ:6d}")
 
 
+def page_texts(bodies: list[bytes], rounds: int) -> None:
+    sides = {"html2txt": html2txt, "stand-in": fast_html2txt.page_text}
+    timed = {side: [0.0] * rounds for side in sides}
+    differ = 0
+    for raw in bodies:
+        for tree in trees(raw):
+            found = {}
+            for round_ in range(rounds):
+                for side, read in sides.items():
+                    started = time.perf_counter()
+                    found[side] = read(tree)
+                    timed[side][round_] += time.perf_counter() - started
+            differ += found["html2txt"] != found["stand-in"]
+    own, stand_in = statistics.median(timed["html2txt"]), statistics.median(timed["stand-in"])
+    print(f"\n{'page measure, every page':<36} {'html2txt s':>8} {'stand-in s':>10} {'speed-up':>8} {'differ':>6}")
+    print(f"{'the text of the whole page':<36} {own:8.2f} {stand_in:10.2f} {own / stand_in:7.1f}x {differ:6d}")
+
+
 def body(raw: bytes) -> str:
     try:
         return extract(raw, "text/html; charset=utf-8").content
@@ -133,7 +154,8 @@ SETUPS: dict[str, tuple[Callable[[], AbstractContextManager[None]], ...]] = {
     "XPath put aside": (fast_xpaths.stock,),
     "jusText put aside": (fast_justext.stock,),
     "preparation put aside": (fast_prepare.stock,),
-    "none": (fast_xpaths.stock, fast_justext.stock, fast_prepare.stock),
+    "page measure put aside": (fast_html2txt.stock,),
+    "none": (fast_xpaths.stock, fast_justext.stock, fast_prepare.stock, fast_html2txt.stock),
 }
 BASE = "none"
 
@@ -174,6 +196,8 @@ def main() -> int:
     print(f"jusText stand-in in use: {justext}")
     prepare = "yes" if fast_prepare.install() else "no (trafilatura differs from the one it was written against)"
     print(f"preparation stand-in in use: {prepare}")
+    measure = "yes" if fast_html2txt.install() else "no (trafilatura differs from the one it was written against)"
+    print(f"page measure stand-in in use: {measure}")
     for corpus in CORPORA:
         data = args.data / corpus
         if not data.is_dir():
@@ -183,6 +207,7 @@ def main() -> int:
         print(f"\n== {corpus}: {len(bodies)} pages, {args.rounds} rounds (medians)")
         expressions(bodies, args.rounds)
         paragraphs(bodies, args.rounds)
+        page_texts(bodies, args.rounds)
         extraction(bodies, args.rounds)
     return 0
 

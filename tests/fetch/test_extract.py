@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from lxml import html as lxml_html
 
 from weblens.errors import UnsupportedContentError
 from weblens.fetch.decode import decode_body
 from weblens.fetch.extract import extract
 from weblens.fetch.html import extract_html
+from weblens.fetch.sections import named_box_words, reads_boxes
 from weblens.testing.pages import article_html, make_pdf
 
 
@@ -109,3 +111,49 @@ def test_a_one_line_code_block_stays_a_block_and_the_table_after_it_a_table() ->
     assert [b for b in blocks if b in ("fence", "table_open", "paragraph_open", "heading_open")] == [
         "heading_open", "paragraph_open", "fence", "table_open", "paragraph_open", "fence", "paragraph_open",
     ]
+
+
+def test_a_second_opinion_that_reads_the_cookie_box_is_not_the_page() -> None:
+    """The fast pass keeps a short post; trafilatura's full cascade, asked because that is little of the page,
+    reads the site's cookie preference centre instead: the post is what comes back."""
+    post = (
+        "I bought the Harwick kettle last spring and the lid hinge cracked after four months of daily use. Has "
+        "anyone else had this happen, and did the maker replace it under warranty without a receipt? I wrote to "
+        "their support address twice and heard nothing back, so I am asking here before I give up. The shop where "
+        "I bought it has since closed, which makes the receipt question harder. If you had the same crack, tell me "
+        "how long it took them to answer and whether they sent a whole kettle or only a lid."
+    )
+    cookie = (
+        "<p>When you visit any website, it may store or retrieve information on your browser, mostly in the form "
+        "of cookies. This information might be about you, your preferences or your device and is mostly used to "
+        "make the site work as you expect it to. These cookies help us count visits and traffic sources so we can "
+        "measure and improve the performance of our site, and know which pages are the most popular.</p>"
+    ) * 6
+    links = "".join(
+        f"<li><a href='/t/{i}'>Other thread number {i} about kettles and toasters</a></li>" for i in range(30)
+    )
+    html = (
+        "<!DOCTYPE html><html><head><title>Kettle lid hinge cracked</title>"
+        "<meta property='og:type' content='article'></head><body>"
+        f"<div class='topic-list'><ul>{links}</ul></div><article class='post-content'><p>{post}</p></article>"
+        "<div id='onetrust-consent-sdk'><div id='onetrust-pc-sdk' class='otPcCenter ot-hide' role='region'>"
+        f"<div role='dialog'><div class='ot-pc-content'><h2>Privacy Preference Center</h2>{cookie}</div></div></div>"
+        "</div></body></html>"
+    )
+    found = extract(html.encode(), "text/html; charset=utf-8")
+    assert found.content.startswith("I bought the Harwick kettle")
+    assert "whole kettle or only a lid" in found.content
+    assert "cookies" not in found.content and "Privacy Preference Center" not in found.content
+
+
+def test_text_is_read_from_named_boxes_only_when_most_of_it_is_theirs() -> None:
+    tree = lxml_html.fromstring(
+        "<html><body><div class='story-modal'><p>The river rose four metres overnight and closed the old bridge."
+        "</p></div><p>Residents on the east bank were moved to the school hall before dawn.</p></body></html>"
+    )
+    boxes = named_box_words(tree)
+    assert reads_boxes("The river rose four metres overnight and closed the old bridge.", boxes)
+    assert not reads_boxes("Residents on the east bank were moved to the school hall before dawn.", boxes)
+    both = "The river rose four metres overnight. Residents on the east bank were moved to the school hall before dawn."
+    assert not reads_boxes(both, boxes)
+    assert not reads_boxes("", boxes)

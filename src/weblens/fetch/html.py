@@ -11,10 +11,13 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
 - an empty shell whose content ships as JSON is read from that JSON (`hydration.py`);
 - trafilatura's fast pass (comments off, tables kept, markdown); when it keeps under a
   fifth of the visible words, its full cascade (readability and jusText as second
-  opinions) runs instead; both with weblens' stand-ins for trafilatura's slowest XPath
-  expressions (`fast_xpaths.py`: the same elements, a third of weblens' time gone) and for
-  jusText's paragraph maker (`fast_justext.py`: the same paragraphs in a third of the time), and
-  without the tree copy its fast pass never reads (`fast_prepare.py`);
+  opinions) runs instead, unless what that reads is mostly a box the site names as a cookie
+  notice or a pop-up and what the fast pass read is not (`sections.reads_boxes`); both with
+  weblens' stand-ins for trafilatura's slowest XPath expressions (`fast_xpaths.py`: the same
+  elements, a third of weblens' time gone) and for jusText's paragraph maker
+  (`fast_justext.py`: the same paragraphs in a third of the time), without the tree copy its
+  fast pass never reads (`fast_prepare.py`), and reading the page's whole text, which
+  trafilatura measures, without copying the page (`fast_html2txt.py`);
 - a thread marked up with schema.org posts that holds most of that content is returned
   post by post under author lines (`posts.py`);
 - when the result still holds almost nothing of the page (a grid of links), the page's
@@ -43,7 +46,7 @@ from lxml import html as lxml_html
 from trafilatura.settings import CUT_EMPTY_ELEMS
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_justext, fast_prepare, fast_xpaths
+from weblens.fetch import fast_html2txt, fast_justext, fast_prepare, fast_xpaths
 from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_markup, flatten_markup
@@ -58,6 +61,7 @@ from weblens.fetch.sections import (
     holds_kept,
     merge_sections,
     named_box_words,
+    reads_boxes,
 )
 from weblens.fetch.tables import add_table_headers
 
@@ -161,6 +165,7 @@ _PARSER.set_element_class_lookup(
 fast_xpaths.install()
 fast_justext.install()
 fast_prepare.install()
+fast_html2txt.install()
 
 DEEP_FLATTENED_NOTE = (
     "The page nests its elements deeper than the HTML parser follows; it was read with its nesting flattened, "
@@ -458,9 +463,10 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     # a thread whose posts hold what the fast pass kept is read post by post: no second opinion needed
     covered = thread is not None and _covers(thread, content)
     if not covered and kept < _SECOND_OPINION_SHARE * shown_words:
-        content = _markdown(source, url, fast=False)
-        kept = _words(content)
-        covered = thread is not None and _covers(thread, content)
+        second = _markdown(source, url, fast=False)
+        if not _reads_a_box_instead(second, content, tree):
+            content, kept = second, _words(second)
+            covered = thread is not None and _covers(thread, content)
     if thread is not None and covered:
         content, method = without_repeated_quotes(thread), "thread"
         kept = _words(content)
@@ -484,6 +490,13 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         if filled is not None:
             return HtmlExtract(filled, title, byline, date, method="gaps", visible_chars=visible_chars)
     return HtmlExtract(content, title, byline, date, method=method, visible_chars=visible_chars)
+
+
+def _reads_a_box_instead(second: str, first: str, tree: lxml_html.HtmlElement) -> bool:
+    """Whether the second opinion read a box the site names as a cookie notice or pop-up (a consent centre's
+    prose is the longest text on some pages) where the fast pass read something else: the first stands."""
+    boxes = named_box_words(tree)
+    return reads_boxes(second, boxes) and not reads_boxes(first, boxes)
 
 
 def _sectioned(declared: str, kept: int, shown: int) -> bool:
