@@ -1,6 +1,6 @@
 """weblens' stand-in for trafilatura's whole-page text (`weblens.fetch.fast_html2txt`): the same string as
-trafilatura's `html2txt` on every shape of page, the page left untouched, trafilatura's output unchanged, and
-not used on a trafilatura whose code changed."""
+trafilatura's `html2txt` on every shape of page, the page left untouched and trafilatura's output unchanged
+(tests/fetch/test_swap.py: not used on a trafilatura whose code changed)."""
 
 from __future__ import annotations
 
@@ -86,17 +86,3 @@ def test_trafilatura_and_weblens_read_the_same(html: str) -> None:
     with fast_html2txt.stock():
         stock_read = extract(html.encode(), "text/html; charset=utf-8", "https://example.com/")
     assert extract(html.encode(), "text/html; charset=utf-8", "https://example.com/") == stock_read
-
-
-def test_it_stands_in_only_for_the_trafilatura_it_was_written_against() -> None:
-    """Installed exactly when trafilatura's sources hash to its digest (so on 2.3.1); never on another."""
-    from trafilatura import core
-
-    assert fast_html2txt.install() == (fast_html2txt.source_digest() == fast_html2txt.DIGEST)
-    assert fast_html2txt.installed() == (fast_html2txt.source_digest() == fast_html2txt.DIGEST)
-    if trafilatura.__version__ == "2.3.1":
-        assert fast_html2txt.installed()
-    with fast_html2txt.stock():
-        before = core.html2txt
-        assert not fast_html2txt.install(digest="ffffffff")
-        assert core.html2txt is before

@@ -1,5 +1,5 @@
 """weblens' stand-in for trafilatura's tree preparation (`weblens.fetch.fast_prepare`): trafilatura reads
-every page the same with it, in every mode, and it is not used on a trafilatura whose code changed."""
+every page the same with it, in every mode (tests/fetch/test_swap.py: not used on a trafilatura whose code changed)."""
 
 from __future__ import annotations
 
@@ -46,17 +46,3 @@ def test_weblens_reads_the_same(html: str) -> None:
     with fast_prepare.stock():
         stock = extract(html.encode(), "text/html; charset=utf-8", "https://example.com/")
     assert extract(html.encode(), "text/html; charset=utf-8", "https://example.com/") == stock
-
-
-def test_it_stands_in_only_for_the_trafilatura_it_was_written_against() -> None:
-    """Installed exactly when trafilatura's sources hash to its digest (so on 2.3.1); never on another."""
-    from trafilatura import core
-
-    assert fast_prepare.install() == (fast_prepare.source_digest() == fast_prepare.DIGEST)
-    assert fast_prepare.installed() == (fast_prepare.source_digest() == fast_prepare.DIGEST)
-    if trafilatura.__version__ == "2.3.1":
-        assert fast_prepare.installed()
-    with fast_prepare.stock():
-        before = core._prepare_tree
-        assert not fast_prepare.install(digest="ffffffff")
-        assert core._prepare_tree is before
