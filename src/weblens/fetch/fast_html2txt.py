@@ -51,7 +51,7 @@ def page_text(content: Any, clean: bool = True) -> str:
     boxes, block elements spaced, whitespace collapsed; `content` is left as it is."""
     html = isinstance(content, lxml_html.HtmlElement) and isinstance(content.getroottree().parser, etree.HTMLParser)
     if not (clean and html):
-        return str(_SWAP.originals["html2txt"](content, clean))
+        return str(_baseline().html2txt(content, clean))  # trafilatura's own (only its core's name is swapped)
     baseline = _baseline()
     body = content.find(".//body")
     if body is None:
