@@ -11,13 +11,13 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
 - an empty shell whose content ships as JSON is read from that JSON (`hydration.py`);
 - trafilatura's fast pass (comments off, tables kept, markdown); when it keeps under a
   fifth of the visible words, its full cascade (readability and jusText as second
-  opinions) runs instead, unless what that reads is mostly a box the site names as a cookie
-  notice or a pop-up and what the fast pass read is not (`sections.reads_boxes`); both with
-  weblens' stand-ins for trafilatura's slowest XPath expressions (`fast_xpaths.py`: the same
-  elements, a third of weblens' time gone) and for jusText's paragraph maker
-  (`fast_justext.py`: the same paragraphs in a third of the time), without the tree copy its
-  fast pass never reads (`fast_prepare.py`), and reading the page's whole text, which
-  trafilatura measures, without copying the page (`fast_html2txt.py`);
+  opinions) runs instead, unless what that reads is mostly a box the site mounts over the
+  page as a cookie notice or a pop-up and what the fast pass read is not
+  (`sections.reads_boxes`); both with weblens' stand-ins for trafilatura's slowest XPath
+  expressions (`fast_xpaths.py`: the same elements, a third of weblens' time gone) and for
+  jusText's paragraph maker (`fast_justext.py`: the same paragraphs in a third of the time),
+  without the tree copy its fast pass never reads (`fast_prepare.py`), and reading the page's
+  whole text, which trafilatura measures, without copying the page (`fast_html2txt.py`);
 - a thread marked up with schema.org posts that holds most of that content is returned
   post by post under author lines (`posts.py`);
 - when the result still holds almost nothing of the page (a grid of links), the page's
@@ -60,6 +60,7 @@ from weblens.fetch.sections import (
     fill_gaps,
     holds_kept,
     merge_sections,
+    mounted_box_words,
     named_box_words,
     reads_boxes,
 )
@@ -493,9 +494,9 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
 
 
 def _reads_a_box_instead(second: str, first: str, tree: lxml_html.HtmlElement) -> bool:
-    """Whether the second opinion read a box the site names as a cookie notice or pop-up (a consent centre's
-    prose is the longest text on some pages) where the fast pass read something else: the first stands."""
-    boxes = named_box_words(tree)
+    """Whether the second opinion read a box the site mounts over the page as a cookie notice or pop-up (a consent
+    centre's prose is the longest text on some pages) where the fast pass read something else: the first stands."""
+    boxes = mounted_box_words(tree)
     return reads_boxes(second, boxes) and not reads_boxes(first, boxes)
 
 

@@ -32,8 +32,8 @@ from lxml import etree  # type: ignore[import-untyped]
 from weblens.fetch.pagetext import Line, lines_markdown
 
 __all__ = [
-    "MAX_KEPT_WORDS", "PRODUCT_SHARE", "SECTIONS_SHARE", "fill_gaps", "holds_kept", "merge_sections", "named_box_words",
-    "reads_boxes",
+    "MAX_KEPT_WORDS", "PRODUCT_SHARE", "SECTIONS_SHARE", "fill_gaps", "holds_kept", "merge_sections",
+    "mounted_box_words", "named_box_words", "reads_boxes",
 ]  # fmt: skip
 
 # The main-content pass keeping under this share of the words a page shows (on a page that declares no
@@ -73,24 +73,37 @@ _WORD = re.compile(r"\w+")
 _NAMED = re.compile("cookie|consent|gdpr|modal|popup|newsletter|subscribe", re.IGNORECASE)
 _NAMED_ATTRIBUTES = etree.XPath("//@class|//@id")
 _NOT_BOXES = frozenset({"html", "body", "main", "article"})
-# An extractor's output is a reading of the named boxes when at least this share of its runs of three words are
-# theirs. bench/extraction.py, on trafilatura's second opinion where the fast pass did not read the boxes too: three
-# modern pages up (a forum thread 0 -> 0.97 F1, whose cascade read a cookie centre; two product pages), none down;
-# any share from 0.2 to 0.7 does the same. (The fast pass is checked too: one 2019 article's site names the box
-# holding its whole page `modal`.)
+_MOUNTED = etree.XPath("|".join(f"//body/{'*/' * depth}*[@class or @id]" for depth in range(3)))
+_ID_CLASS = ("class", "id")
+# An extractor's output is a reading of the named boxes when at least this share (most) of its runs of three words
+# are theirs. bench/extraction.py, on trafilatura's second opinion against the boxes mounted over the page, where the
+# fast pass did not read them too: two modern pages up (a forum thread 0 -> 0.97 F1, whose cascade read a cookie
+# centre; a product page 0.35 -> 0.40), none down; 0.7 does the same, 0.2 and 0.3 put a third product page up too.
+# (The fast pass is checked too: one 2019 article's site names the box holding its whole page `modal`.)
 _BOXED_SHARE = 0.5
 
 
 def named_box_words(tree: etree._Element) -> str:
     """The words of the boxes a site names as a cookie notice, pop-up, consent form or newsletter sign-up."""
-    boxes = {value.getparent() for value in _NAMED_ATTRIBUTES(tree) if _NAMED.search(value)}
+    return _box_words({value.getparent() for value in _NAMED_ATTRIBUTES(tree) if _NAMED.search(value)})
+
+
+def mounted_box_words(tree: etree._Element) -> str:
+    """`named_box_words` of the boxes a site mounts over its page (a consent manager, a pop-up, a sign-up form):
+    those among the body's children down to its great-grandchildren, where such boxes are put. A page's deeper
+    elements are not read: a tenth of the cost on the pages it is asked of."""
+    return _box_words({box for box in _MOUNTED(tree) if any(_NAMED.search(box.get(name) or "") for name in _ID_CLASS)})
+
+
+def _box_words(boxes: set[etree._Element]) -> str:
     outer = [box for box in boxes if box.tag not in _NOT_BOXES and not any(up in boxes for up in box.iterancestors())]
     return " ".join(_words(box.text_content()) for box in outer)
 
 
 def reads_boxes(text: str, boxes: str) -> bool:
-    """Whether most of `text` (its runs of three words) is in `boxes` (`named_box_words`: the boxes a site names
-    as a cookie notice, pop-up, consent form or newsletter sign-up): an extractor's reading of those boxes."""
+    """Whether most of `text` (its runs of three words) is in `boxes` (`named_box_words`, `mounted_box_words`: the
+    words of the boxes a site names as a cookie notice, pop-up, consent form or newsletter sign-up): an extractor's
+    reading of those boxes."""
     runs = set(_runs(_WORD.findall(text.lower())))
     boxed = runs.intersection(_runs(boxes.split())) if runs else runs
     return len(boxed) >= _BOXED_SHARE * len(runs) > 0
