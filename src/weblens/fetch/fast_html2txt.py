@@ -89,9 +89,4 @@ def page_text(content: Any, clean: bool = True) -> str:
 
 
 _SWAP = GuardedSwap(_MODULE, {"html2txt": lambda: page_text}, _sources, DIGEST)
-install, installed, stock = _SWAP.install, _SWAP.installed, _SWAP.stock
-
-
-def source_digest() -> str | None:
-    """The first 8 hex digits of the SHA-256 of the trafilatura sources this stands in for (None without them)."""
-    return _SWAP.source_digest
+install, installed, stock, source_digest = _SWAP.install, _SWAP.installed, _SWAP.stock, _SWAP.source_digest

@@ -48,9 +48,4 @@ def prepare(tree: Any, options: Any, url: str | None) -> tuple[Any, Any]:
 _SWAP = GuardedSwap(
     _MODULE, {"_prepare_tree": lambda: prepare}, lambda: [getattr(_core(), name) for name in _READERS], DIGEST
 )
-install, installed, stock = _SWAP.install, _SWAP.installed, _SWAP.stock
-
-
-def source_digest() -> str | None:
-    """The first 8 hex digits of the SHA-256 of the trafilatura sources this stands in for (None without them)."""
-    return _SWAP.source_digest
+install, installed, stock, source_digest = _SWAP.install, _SWAP.installed, _SWAP.stock, _SWAP.source_digest

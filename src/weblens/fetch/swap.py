@@ -34,18 +34,21 @@ class GuardedSwap:
         return importlib.import_module(self.module)
 
     @functools.cached_property
-    def source_digest(self) -> str | None:
-        """The first 8 hex digits of the SHA-256 of the sources (None when they cannot be read)."""
+    def _source_digest(self) -> str | None:
         try:
             parts = [part if isinstance(part, str) else inspect.getsource(part) for part in self.sources()]
         except (ImportError, AttributeError, OSError, TypeError):
             return None
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
 
+    def source_digest(self) -> str | None:
+        """The first 8 hex digits of the SHA-256 of the sources (None when they cannot be read)."""
+        return self._source_digest
+
     def install(self, digest: str | None = None) -> bool:
         """Swap the stand-ins in when the sources hash to `digest` (by default the one written against);
         whether they are in."""
-        if self.source_digest != (digest or self.digest):
+        if self._source_digest != (digest or self.digest):
             return False
         module = self._module()
         if not self.originals:
