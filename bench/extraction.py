@@ -8,6 +8,7 @@ its XPath expressions, jusText's paragraph maker, its tree preparation and its p
 for it), single-threaded, interleaved page by page (each page read by one system right after the
 other, which goes first alternating by round) so load on the machine hits both alike. Scores with
 each corpus' own `score.py` (4-token shingles; precision over non-empty outputs, recall over all pages).
+Every system is given the page's address from the ground truth, as a fetch gives weblens the URL it fetched.
 
 Prints, per corpus: F1 / precision / recall, empty outputs and pages/s (median of the
 rounds' summed per-page times) for both, by the wall clock and by the process's CPU time (on a
@@ -81,22 +82,22 @@ def fold(page_id: str) -> int:
     return hashlib.sha1(page_id.encode()).digest()[0] % 2
 
 
-def baseline(raw: bytes) -> tuple[str, str]:
+def baseline(raw: bytes, url: str | None) -> tuple[str, str]:
     """trafilatura as installed: its own XPath expressions, jusText, preparation and page measure, not weblens'
     stand-ins."""
     with fast_xpaths.stock(), fast_justext.stock(), fast_prepare.stock(), fast_html2txt.stock():
-        return trafilatura.extract(raw.decode("utf-8", "replace"), include_comments=False) or "", BASELINE
+        return trafilatura.extract(raw.decode("utf-8", "replace"), url=url, include_comments=False) or "", BASELINE
 
 
-def weblens_body(raw: bytes) -> tuple[str, str]:
+def weblens_body(raw: bytes, url: str | None) -> tuple[str, str]:
     try:
-        out = extract(raw, CONTENT_TYPE)
+        out = extract(raw, CONTENT_TYPE, url or "")
     except BlockedError:
         return "", "blocked"
     return out.content, out.extractor
 
 
-SYSTEMS: dict[str, Callable[[bytes], tuple[str, str]]] = {BASELINE: baseline, OURS: weblens_body}
+SYSTEMS: dict[str, Callable[[bytes, str | None], tuple[str, str]]] = {BASELINE: baseline, OURS: weblens_body}
 
 
 def _imports_trafipy(python: str) -> bool:
@@ -131,10 +132,10 @@ class AnchorProcess:
             raise RuntimeError(f"{ANCHOR_SCRIPT.name} stopped (exit status {self.process.wait()})")
         return line
 
-    def extract(self, page_id: str) -> tuple[str, float, float]:
-        """(rs-trafilatura's text, its seconds, its CPU seconds) on one page."""
+    def extract(self, page_id: str, url: str | None) -> tuple[str, float, float]:
+        """(rs-trafilatura's text, its seconds, its CPU seconds) on one page, given its address as the others are."""
         assert self.process.stdin is not None
-        self.process.stdin.write(page_id + "\n")
+        self.process.stdin.write(f"{page_id}\t{url or ''}\n")
         self.process.stdin.flush()
         found = json.loads(self._line())
         return found["text"], found["seconds"], found["cpu_seconds"]
@@ -167,11 +168,11 @@ def run_corpus(data: Path, rounds: int, anchor: str | None = None) -> dict[str, 
             for page_id, raw in pages.items():
                 for name in order:
                     started, cpu = time.perf_counter(), time.process_time()
-                    outputs[name][page_id] = SYSTEMS[name](raw)
+                    outputs[name][page_id] = SYSTEMS[name](raw, truth[page_id].get("url"))
                     page_times[name][page_id].append(time.perf_counter() - started)
                     cpu_times[name][round_] += time.process_time() - cpu
                 if remote is not None:
-                    text, seconds, cpu_seconds = remote.extract(page_id)
+                    text, seconds, cpu_seconds = remote.extract(page_id, truth[page_id].get("url"))
                     outputs[ANCHOR][page_id] = (text, ANCHOR)
                     page_times[ANCHOR][page_id].append(seconds)
                     cpu_times[ANCHOR][round_] += cpu_seconds

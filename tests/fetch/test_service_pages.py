@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import weblens
+from weblens.cache import Cache
+from weblens.config import Settings
 from weblens.fetch.extract import extract
+from weblens.testing import Reply
+from weblens.testing.pages import PageServer
 
 _STORY = (
     "<p>Every job starts with a walk round the boat on her mooring or in the yard, looking at the chainplates, the "
@@ -25,14 +30,14 @@ _FAQ = (
 _NEWSLETTER = "Sign up to our newsletter for tide tables, offers on rope and news from the yard, sent once a month."
 
 
-def _page(head: str = "") -> bytes:
+def _page(head: str = "", og_type: str = "website") -> bytes:
     cards = "".join(
         f"<div class='card'><h3>{name}</h3><p>{text}</p><a href='/{i}'>Read more</a></div>"
         for i, (name, text) in enumerate(_SERVICES)
     )
     faq = "".join(f"<div class='faq'><h3>{q}</h3><div class='answer'><p>{a}</p></div></div>" for q, a in _FAQ)
     return (
-        "<html><head><title>Yacht rigging services</title><meta property='og:type' content='website'>"
+        f"<html><head><title>Yacht rigging services</title><meta property='og:type' content='{og_type}'>"
         f"{head}</head><body>"
         "<header><nav><a href='/'>Home</a> <a href='/services'>Services</a> <a href='/contact'>Contact</a></nav>"
         "</header>"
@@ -65,11 +70,31 @@ def test_a_service_page_keeps_every_section_in_page_order() -> None:
 
 def test_a_page_that_declares_an_article_keeps_the_main_content_pass() -> None:
     article = "<script type='application/ld+json'>{\"@type\": \"Article\", \"headline\": \"Rigging\"}</script>"
-    found = extract(_page(article), "text/html")
+    # JSON-LD is the site's own word for this page: it stands wherever the address files the page
+    for url in ("", "https://rigging.example/services/yacht-rigging"):
+        found = extract(_page(article), "text/html", url)
 
-    assert found.extractor == "trafilatura"
-    assert "We started rigging boats" in found.content
-    assert "### Standing rigging" not in found.content and _FAQ[0][1] not in found.content
+        assert found.extractor == "trafilatura"
+        assert "We started rigging boats" in found.content
+        assert "### Standing rigging" not in found.content and _FAQ[0][1] not in found.content
+
+
+async def test_a_site_wide_og_article_gives_way_to_an_address_under_services(
+    pages: PageServer, settings: Settings, cache: Cache
+) -> None:
+    # WordPress' SEO plugins put og:type=article on every page of a site; the address says what this one is
+    for path in ("/services/yacht-rigging/", "/blog/yacht-rigging/", "/services/blog/rigging"):
+        pages.route("GET", path, Reply(body=_page(og_type="article"), content_type="text/html; charset=utf-8"))
+    fetched = await weblens.fetch(pages.url("/services/yacht-rigging/"), settings=settings, cache=cache)
+
+    assert fetched.extractor == "sections"
+    for kept in ("## What we do", "### Standing rigging", _SERVICES[2][1], "We started rigging boats", _FAQ[1][1]):
+        assert kept in fetched.content
+    # filed under writing, the same page is read as the article it says it is
+    for path in ("/blog/yacht-rigging/", "/services/blog/rigging"):
+        fetched = await weblens.fetch(pages.url(path), settings=settings, cache=cache)
+        assert fetched.extractor == "trafilatura", path
+        assert "We started rigging boats" in fetched.content and _FAQ[1][1] not in fetched.content
 
 
 _EXAMPLES = (

@@ -454,7 +454,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     if _NODE_COUNT(tree) > _MAX_ELEMENTS:
         page = lines_markdown(_page_text(tree)[0])
         return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
-    declared = page_kind(tree, meta.get("og:type"))
+    declared = page_kind(tree, meta.get("og:type"), url)
     _fence_one_line_code(tree)
     for unseen in _UNSEEN(tree):
         unseen.drop_tree()

@@ -5,6 +5,10 @@ JSON-LD `@type`s and `og:type`. Main-content extraction is built for articles; o
 declares no article the main content is often the page itself (a grid of items, a list of
 services), and the extractor's cut loses most of it. Names are schema.org's and Open
 Graph's, never a site's.
+
+One declaration is weak: WordPress' SEO plugins put `og:type=article` on every page of a site, its
+service, shop and documentation pages too. When that is all a page says, and its address files it
+under a section that is not writing (`/services/`, `/shop/`, `/docs/`...), the address wins.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from lxml import etree  # type: ignore[import-untyped]
 
@@ -29,6 +34,15 @@ _ARTICLE_TYPES = frozenset(
 )  # fmt: skip
 _PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "ItemPage", "Offer"})
 _MAX_LD_CHARS = 1024 * 1024
+# Path segments that file a page under a section of the site that is not writing: what it offers, sells or
+# documents. bench/extraction.py, on pages that declare only `og:type=article`: documentation +0.004 F1, services
+# +0.002, collections +0.012; it fires on no 2019 article and on no modern article.
+_NOT_WRITING = frozenset(
+    {"services", "service", "solutions", "solution", "products", "shop", "store", "category", "categories",
+     "collections", "collection", "docs", "doc", "documentation", "glossary", "pricing", "features"}
+)  # fmt: skip
+# ... unless a segment files it under writing as well (`/services/blog/...`).
+_WRITING = frozenset({"blog", "blogs", "news", "article", "articles", "post", "posts", "story", "stories"})
 
 
 def _types(data: Any) -> Iterator[str]:
@@ -54,11 +68,18 @@ def _declared_types(tree: etree._Element) -> set[str]:
     return found
 
 
-def page_kind(tree: etree._Element, og_type: str | None) -> PageKind:
-    """'article' when the page declares a piece of writing, 'product' a product, else 'other'."""
+def _filed_elsewhere(url: str | None) -> bool:
+    """Whether the page's address files it under a section of the site that is not writing."""
+    segments = set(urlsplit(url or "").path.lower().split("/"))
+    return bool(segments & _NOT_WRITING) and not segments & _WRITING
+
+
+def page_kind(tree: etree._Element, og_type: str | None, url: str | None = None) -> PageKind:
+    """'article' when the page declares a piece of writing, 'product' a product, else 'other'; `url`, the page's
+    address, overrules a bare `og:type=article`."""
     og = (og_type or "").strip().lower()
     declared = _declared_types(tree)
-    if declared & _ARTICLE_TYPES or og == "article":
+    if declared & _ARTICLE_TYPES or (og == "article" and not _filed_elsewhere(url)):
         return "article"
     if declared & _PRODUCT_TYPES or og.startswith("product"):
         return "product"
