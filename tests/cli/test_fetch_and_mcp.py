@@ -26,7 +26,7 @@ def test_a_url_without_a_scheme_is_tried_over_https_and_it_says_so(pages: PageSe
     result = runner.invoke(app, ["fetch", bare], env={"WEBLENS_FETCH_ALLOWED_HOSTS": pages.host})
 
     assert f"No scheme was given: https://{bare} failed with a TLS error" in result.stderr
-    assert result.exit_code == 0 and "The Skerryvore Ledger" in result.stdout
+    assert result.exit_code == 0 and "the lighthouse keeper of Skerryvore logged" in result.stdout
     assert "relative" not in result.output and "Traceback" not in result.output
 
 

@@ -16,7 +16,9 @@ async def test_a_forum_thread_keeps_each_post_under_its_author(pages: PageServer
     page = await fetch(pages.url("/forum-thread"), settings=settings, cache=cache)
     assert page.extractor == "thread"
     content = page.content
-    assert content.startswith("# Lantern wick keeps smoking after trimming\n")
+    # the thread's title is the page's title, given beside the text rather than repeated as its first line
+    assert page.title.startswith("Lantern wick keeps smoking after trimming")
+    assert content.startswith("**ada_keeper** · 2026-01-03\n")
     lines = [
         "**ada_keeper** · 2026-01-03",  # the opening post, described only by the page's JSON-LD
         "**old_tom** · 2026-01-03",
@@ -38,7 +40,9 @@ async def test_a_forum_thread_keeps_each_post_under_its_author(pages: PageServer
 async def test_a_docs_page_keeps_headings_fenced_code_and_tables(pages: PageServer, settings: Settings, cache: Cache):
     page = await fetch(pages.url("/docs"), settings=settings, cache=cache)
     content = page.content
-    assert content.startswith("# Configuring the beacon client")
+    # the page's heading repeats its title (given beside the text, with the site's name): the text starts after it
+    assert page.title == "Configuring the beacon client — Beacon 2.4 documentation"
+    assert not content.startswith("#") and "Configuring the beacon client" not in content[:200]
     assert "\n## Settings\n" in content and "\n## Starting the client\n" in content
     assert "| Setting | Default | Meaning |" in content
     assert "| colour | white | The colour of the light, one of white, red or green |" in content

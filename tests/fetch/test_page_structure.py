@@ -51,7 +51,7 @@ def test_a_listing_read_as_page_text_keeps_its_headings_lists_and_tables() -> No
 def test_a_layout_table_in_page_text_is_read_as_its_blocks() -> None:
     cards = "".join(f"<div><a href='/m/{i}'><span>Chain length {i} m</span></a></div>" for i in range(1, 61))
     page = (
-        "<html><head><title>Chain</title><meta property='og:type' content='website'></head><body><table><tr>"
+        "<html><head><title>Mooring supplies</title><meta property='og:type' content='website'></head><body><table><tr>"
         f"<td><h1>Chain</h1>{cards}</td><td><section><h2>How we test</h2>{_PROSE * 2}</section></td>"
         "</tr></table></body></html>"
     )

@@ -52,7 +52,8 @@ def test_a_product_page_keeps_its_description_beside_the_block_the_pass_chose() 
 
     content = found.content
     assert found.extractor == "sections"
-    order = ["# Ridge jacket", "## Built for a day on the hill", "### Warm in the wind", _FEATURES[0][1],
+    assert found.title == "Ridge jacket" and not content.startswith("# Ridge jacket")  # the title, not repeated
+    order = ["## Built for a day on the hill", "### Warm in the wind", _FEATURES[0][1],
              "### Seen at dusk", _FEATURES[5][1], "## What walkers say", _REVIEWS[0], _REVIEWS[2]]  # fmt: skip
     positions = [content.index(text) for text in order]
     assert positions == sorted(positions)

@@ -79,7 +79,7 @@ def test_the_cli_says_which_scheme_it_used(pages: PageServer, monkeypatch: pytes
     typed = f"{pages.host}/article"
     result = runner.invoke(app, ["fetch", typed])
     assert result.exit_code == 0, result.output
-    assert "The Skerryvore Ledger" in result.stdout
+    assert "the lighthouse keeper of Skerryvore logged the weather" in result.stdout
     assert f"so http://{typed} was fetched over plain http" in result.stderr
     words = runner.invoke(app, ["fetch", "not a url at all"])
     assert words.exit_code == 2 and "validation_error: 'not a url at all' is not a URL" in words.output
