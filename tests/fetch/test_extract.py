@@ -8,7 +8,7 @@ from lxml import html as lxml_html
 from weblens.errors import UnsupportedContentError
 from weblens.fetch.decode import decode_body
 from weblens.fetch.extract import extract
-from weblens.fetch.html import extract_html
+from weblens.fetch.html import extract_html, without_title
 from weblens.fetch.sections import named_box_words, reads_boxes
 from weblens.testing.pages import article_html, make_pdf
 
@@ -157,3 +157,15 @@ def test_text_is_read_from_named_boxes_only_when_most_of_it_is_theirs() -> None:
     both = "The river rose four metres overnight. Residents on the east bank were moved to the school hall before dawn."
     assert not reads_boxes(both, boxes)
     assert not reads_boxes("", boxes)
+
+
+def test_the_text_does_not_open_with_a_heading_that_repeats_the_title() -> None:
+    assert without_title("# Storm log\n\nThe keeper wrote.", "Storm log | Skerryvore") == "The keeper wrote."
+    assert without_title("\n## Storm log!\n\nThe keeper wrote.", "storm log") == "The keeper wrote."
+    # another heading, a heading with nothing after it, a word of the title cut short, a title that is no heading
+    for content, title in [("# Weather\n\nThe keeper wrote.", "Storm log"), ("# Storm log", "Storm log"),
+                           ("# Storm\n\nText.", "Storms at sea"), ("Storm log\n\nText.", "Storm log"),
+                           ("# Storm log\n\nText.", "")]:  # fmt: skip
+        assert without_title(content, title) == content
+    found = extract(article_html("The Skerryvore Ledger").encode(), "text/html")
+    assert found.title == "The Skerryvore Ledger" and found.content.startswith("Paragraph 0: the lighthouse keeper")

@@ -91,6 +91,8 @@ async def test_a_site_wide_og_article_gives_way_to_an_address_under_services(
     assert fetched.extractor == "sections"
     for kept in ("## What we do", "### Standing rigging", _SERVICES[2][1], "We started rigging boats", _FAQ[1][1]):
         assert kept in fetched.content
+    # an address that does not parse overrules nothing
+    assert extract(_page(og_type="article"), "text/html", "http://[::1/services/rigging").extractor == "trafilatura"
     # filed under writing, the same page is read as the article it says it is
     for path in ("/blog/yacht-rigging/", "/services/blog/rigging"):
         fetched = await weblens.fetch(pages.url(path), settings=settings, cache=cache)

@@ -115,9 +115,10 @@ _DATE_KEYS = (
 # trafilatura writes underlined, superscript and subscript words as inline HTML; they are read as the page
 # shows them (`H2O`, `95th`, a footnote's `[1]` after its word), as the page-text path reads them. Not `\<u>`
 # (the page's own text, escaped) nor inside a code span (group 1, kept). Linear: no nested repetition.
+_INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>")
+# A markdown heading line, and the words `without_title` compares.
 _HEADING_LINE = re.compile(r"#{1,6} +(.+)")
 _WORD = re.compile(r"\w+")
-_INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>")
 _INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "head")
 _INVISIBLE_TAGS = frozenset(_INVISIBLE)
 # Where the shown text lives: the body, or the whole document when it has none.

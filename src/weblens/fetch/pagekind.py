@@ -70,7 +70,10 @@ def _declared_types(tree: etree._Element) -> set[str]:
 
 def _filed_elsewhere(url: str | None) -> bool:
     """Whether the page's address files it under a section of the site that is not writing."""
-    segments = set(urlsplit(url or "").path.lower().split("/"))
+    try:
+        segments = set(urlsplit(url or "").path.lower().split("/"))
+    except ValueError:  # not an address (an unclosed `[` in the host): nothing to overrule with
+        return False
     return bool(segments & _NOT_WRITING) and not segments & _WRITING
 
 
