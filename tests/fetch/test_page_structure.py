@@ -107,6 +107,18 @@ def test_page_text_leaves_out_regions_and_controls_marked_by_aria_role_as_by_tag
         assert gone not in found.content
 
 
+def test_page_text_leaves_out_what_a_player_shows_only_to_a_browser_without_one() -> None:
+    # fallback text inside <video> and <audio> shows only where the browser cannot play them: nowhere today
+    fallback = "<p>Your browser does not support the video tag.</p>"
+    page = _buoy_shop(
+        before=f"<video src='/buoys.mp4'>{fallback}</video><audio src='/bell.mp3'>No audio for you.</audio>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text" and "Mooring buoy 1" in found.content
+    assert "does not support" not in found.content and "No audio" not in found.content
+
+
 def test_page_text_leaves_out_a_pop_up_form_but_keeps_a_pop_up_without_one() -> None:
     sign_up = (
         "<div role='dialog' class='popup'><h2>Join the Chandlery Club</h2><form action='/join'>"

@@ -119,7 +119,7 @@ _INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>")
 # A markdown heading line, and the words `without_title` compares.
 _HEADING_LINE = re.compile(r"#{1,6} +(.+)")
 _WORD = re.compile(r"\w+")
-_INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "head")
+_INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "video", "audio", "head")
 _INVISIBLE_TAGS = frozenset(_INVISIBLE)
 # Where the shown text lives: the body, or the whole document when it has none.
 _TEXT_ROOTS = etree.XPath("//body|/*[not(//body)]")
