@@ -4,7 +4,7 @@ Runs weblens' extraction (the same `extract()` a fetch uses, from the page's byt
 markdown body the model reads) and, in the same run, trafilatura
 `extract(html, include_comments=False)` as the baseline (as installed: weblens' stand-ins for
 its XPath expressions, jusText's paragraph maker, its tree preparation and its page measure,
-`weblens.fetch.fast_xpaths`, `fast_justext`, `fast_prepare` and `fast_html2txt`, are put aside
+`weblens.fetch.fast_xpaths`, `fast_justext`, `fast_prepare`, `fast_html2txt` and `fast_link_density`, are put aside
 for it), single-threaded, interleaved page by page (each page read by one system right after the
 other, which goes first alternating by round) so load on the machine hits both alike. Scores with
 each corpus' own `score.py` (4-token shingles; precision over non-empty outputs, recall over all pages).
@@ -51,7 +51,7 @@ from typing import Any
 import trafilatura
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_html2txt, fast_justext, fast_prepare, fast_xpaths
+from weblens.fetch import fast_html2txt, fast_justext, fast_link_density, fast_prepare, fast_xpaths
 from weblens.fetch.extract import extract
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -62,6 +62,7 @@ BASELINE, OURS, ANCHOR = "trafilatura", "weblens", "rs-trafilatura"
 ANCHOR_SCRIPT = Path(__file__).with_name("trafipy_anchor.py")
 ANCHOR_MISSING = "rs-trafilatura: not installable here (needs Python 3.12+ with trafipy)"
 SLOW_RATIO = 2.0  # no page may take weblens more than this times trafilatura's own time on it
+STAND_INS = (fast_xpaths, fast_justext, fast_prepare, fast_html2txt, fast_link_density)  # put aside for trafilatura
 SLOW_FLOOR_S = 0.05  # the issue's count: pages trafilatura itself spends at least this long on
 
 
@@ -83,9 +84,11 @@ def fold(page_id: str) -> int:
 
 
 def baseline(raw: bytes, url: str | None) -> tuple[str, str]:
-    """trafilatura as installed: its own XPath expressions, jusText, preparation and page measure, not weblens'
-    stand-ins."""
-    with fast_xpaths.stock(), fast_justext.stock(), fast_prepare.stock(), fast_html2txt.stock():
+    """trafilatura as installed: its own XPath expressions, jusText, preparation, page measure and link-density
+    pruning, not weblens' stand-ins."""
+    with contextlib.ExitStack() as stack:
+        for stand_in in STAND_INS:
+            stack.enter_context(stand_in.stock())
         return trafilatura.extract(raw.decode("utf-8", "replace"), url=url, include_comments=False) or "", BASELINE
 
 
@@ -294,6 +297,8 @@ def main() -> int:
     print(f"weblens: the tree preparation's stand-in {prepare} (fast_prepare)")
     measure = "in use" if fast_html2txt.install() else "not in use (trafilatura's source differs)"
     print(f"weblens: the page measure's stand-in {measure} (fast_html2txt)")
+    density = "in use" if fast_link_density.install() else "not in use (trafilatura's source differs)"
+    print(f"weblens: the link-density pruning's stand-in {density} (fast_link_density)")
     results = {}
     for corpus in args.corpus or CORPORA:
         data = args.data / corpus

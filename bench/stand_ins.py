@@ -1,8 +1,9 @@
 """weblens' stand-ins inside trafilatura against what they stand in for, on every page of both
 benchmark corpora: the Python for its slowest XPath expressions (`weblens.fetch.fast_xpaths`),
 the paragraph maker for its jusText second opinion (`weblens.fetch.fast_justext`), its tree
-preparation without the copy a fast pass never reads (`weblens.fetch.fast_prepare`) and its
-measure of a page's whole text without a copy of the page (`weblens.fetch.fast_html2txt`).
+preparation without the copy a fast pass never reads (`weblens.fetch.fast_prepare`), its
+measure of a page's whole text without a copy of the page (`weblens.fetch.fast_html2txt`) and its
+link-density pruning that tests only the elements holding a link (`weblens.fetch.fast_link_density`).
 
 Per expression: seconds for trafilatura's XPath and for the stand-in over all pages (each page as
 weblens parses it and as trafilatura converts it, the two trees the expressions run on), medians
@@ -40,7 +41,7 @@ from trafilatura.htmlprocessing import convert_tags
 from trafilatura.settings import Extractor
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_html2txt, fast_justext, fast_prepare, fast_xpaths
+from weblens.fetch import fast_html2txt, fast_justext, fast_link_density, fast_prepare, fast_xpaths
 from weblens.fetch.extract import extract
 from weblens.fetch.html import parse_html
 
@@ -155,7 +156,8 @@ SETUPS: dict[str, tuple[Callable[[], AbstractContextManager[None]], ...]] = {
     "jusText put aside": (fast_justext.stock,),
     "preparation put aside": (fast_prepare.stock,),
     "page measure put aside": (fast_html2txt.stock,),
-    "none": (fast_xpaths.stock, fast_justext.stock, fast_prepare.stock, fast_html2txt.stock),
+    "link density put aside": (fast_link_density.stock,),
+    "none": (fast_xpaths.stock, fast_justext.stock, fast_prepare.stock, fast_html2txt.stock, fast_link_density.stock),
 }
 BASE = "none"
 
@@ -198,6 +200,8 @@ def main() -> int:
     print(f"preparation stand-in in use: {prepare}")
     measure = "yes" if fast_html2txt.install() else "no (trafilatura differs from the one it was written against)"
     print(f"page measure stand-in in use: {measure}")
+    density = "yes" if fast_link_density.install() else "no (trafilatura differs from the one it was written against)"
+    print(f"link density stand-in in use: {density}")
     for corpus in CORPORA:
         data = args.data / corpus
         if not data.is_dir():

@@ -7,20 +7,26 @@ from types import ModuleType
 
 import pytest
 import trafilatura
-from trafilatura import core
+from trafilatura import core, main_extractor
 
-from weblens.fetch import fast_html2txt, fast_prepare
+from weblens.fetch import fast_html2txt, fast_link_density, fast_prepare
 
-_STAND_INS = [(fast_prepare, "_prepare_tree"), (fast_html2txt, "html2txt")]
+_STAND_INS = [
+    (fast_prepare, core, "_prepare_tree"),
+    (fast_html2txt, core, "html2txt"),
+    (fast_link_density, main_extractor, "delete_by_link_density"),
+]
 
 
-@pytest.mark.parametrize(("stand_in", "name"), _STAND_INS, ids=[name for _, name in _STAND_INS])
-def test_it_stands_in_only_for_the_trafilatura_it_was_written_against(stand_in: ModuleType, name: str) -> None:
+@pytest.mark.parametrize(("stand_in", "module", "name"), _STAND_INS, ids=[name for _, _, name in _STAND_INS])
+def test_it_stands_in_only_for_the_trafilatura_it_was_written_against(
+    stand_in: ModuleType, module: ModuleType, name: str
+) -> None:
     assert stand_in.install() == (stand_in.source_digest() == stand_in.DIGEST)
     assert stand_in.installed() == (stand_in.source_digest() == stand_in.DIGEST)
     if trafilatura.__version__ == "2.3.1":
         assert stand_in.installed()
     with stand_in.stock():
-        before = getattr(core, name)
+        before = getattr(module, name)
         assert not stand_in.install(digest="ffffffff")
-        assert getattr(core, name) is before
+        assert getattr(module, name) is before

@@ -17,7 +17,8 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
   expressions (`fast_xpaths.py`: the same elements, a third of weblens' time gone) and for
   jusText's paragraph maker (`fast_justext.py`: the same paragraphs in a third of the time),
   without the tree copy its fast pass never reads (`fast_prepare.py`), and reading the page's
-  whole text, which trafilatura measures, without copying the page (`fast_html2txt.py`);
+  whole text, which trafilatura measures, without copying the page (`fast_html2txt.py`), and
+  testing for link density only the elements that hold a link (`fast_link_density.py`);
 - a thread marked up with schema.org posts that holds most of that content is returned
   post by post under author lines (`posts.py`);
 - when the result still holds almost nothing of the page (a grid of links), the page's
@@ -46,7 +47,7 @@ from lxml import html as lxml_html
 from trafilatura.settings import CUT_EMPTY_ELEMS
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_html2txt, fast_justext, fast_prepare, fast_xpaths
+from weblens.fetch import fast_html2txt, fast_justext, fast_link_density, fast_prepare, fast_xpaths
 from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_markup, flatten_markup
@@ -171,6 +172,7 @@ fast_xpaths.install()
 fast_justext.install()
 fast_prepare.install()
 fast_html2txt.install()
+fast_link_density.install()
 
 DEEP_FLATTENED_NOTE = (
     "The page nests its elements deeper than the HTML parser follows; it was read with its nesting flattened, "
