@@ -7,8 +7,8 @@ element's whole subtree, so a page's nested `div`s are walked again at every lev
 no link below it is never deleted. `delete_by_link_density` here marks the elements that hold a link
 in one pass up from each link, and runs trafilatura's own test on those alone, in the same order,
 deleting the same elements after the loop as trafilatura does. The tests took 8 % of weblens'
-extraction time on modern pages, most of it on elements that do hold links: the stand-in takes about
-1 % off on modern pages and 0.3 % on the 2019 articles, the same markdown on all 590 pages
+extraction time on modern pages, most of it on elements that do hold links: the stand-in takes 0.6-0.9 %
+off on modern pages and nothing measurable on the 2019 articles, the same markdown on all 590 pages
 (bench/stand_ins.py).
 
 Like the other stand-ins it is swapped in (into `trafilatura.main_extractor`, the one caller) only
