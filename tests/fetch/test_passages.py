@@ -128,3 +128,8 @@ def test_a_budget_smaller_than_the_best_passage_shows_its_start() -> None:
     span = chosen.shown[0].span
     assert doc[span.start :].startswith("The ferry schedule") and span.end < len(doc)
     assert gap_marker(len(doc) - span.end) in chosen.content
+
+
+def test_a_heading_path_keeps_underscores_inside_words_and_drops_emphasis_marks() -> None:
+    doc = "## The `rustc_codegen_gcc` backend, __now__ _faster_\n\n" + "A paragraph under it. " * 12
+    assert split_passages(doc)[0].heading_path == ("The rustc_codegen_gcc backend, now faster",)

@@ -53,6 +53,7 @@ from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_markup, flatten_markup
 from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import Line, lines_markdown, main_region, page_lines
+from weblens.fetch.passages import heading_words
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
 from weblens.fetch.sections import (
     MAX_KEPT_WORDS,
@@ -117,8 +118,7 @@ _DATE_KEYS = (
 # shows them (`H2O`, `95th`, a footnote's `[1]` after its word), as the page-text path reads them. Not `\<u>`
 # (the page's own text, escaped) nor inside a code span (group 1, kept). Linear: no nested repetition.
 _INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>")
-# A markdown heading line, and the words `without_title` compares.
-_HEADING_LINE = re.compile(r"#{1,6} +(.+)")
+# The words `without_title` compares: a heading's and the title's, case and punctuation aside.
 _WORD = re.compile(r"\w+")
 _INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "video", "audio", "head")
 _INVISIBLE_TAGS = frozenset(_INVISIBLE)
@@ -404,10 +404,10 @@ def without_title(content: str, title: str) -> str:
     text: shown twice, it costs tokens and reads as the page's first section. bench/extraction.py: 2019 articles
     +0.003 F1 (both folds up), every modern page type up or level."""
     head, _, rest = content.lstrip().partition("\n")
-    found = _HEADING_LINE.fullmatch(head.rstrip())
-    if found is None or not rest.strip():
+    heading = heading_words(head.rstrip())
+    if heading is None or not rest.strip():
         return content
-    words = _WORD.findall(found.group(1).lower())
+    words = _WORD.findall(heading.lower())
     return rest.lstrip("\n") if words and _WORD.findall(title.lower())[: len(words)] == words else content
 
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["Span", "split_passages"]
+__all__ = ["Span", "heading_words", "split_passages"]
 
 # About a paragraph: small enough that a 500-token budget holds several passages, large
 # enough to carry words to rank; the floor keeps "Posted by X" lines from ranking alone.
@@ -24,7 +24,8 @@ _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(\S.*)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 # Where a long block may be cut, best first: line breaks, sentence ends, any space.
 _CUTS = (re.compile(r"\n"), re.compile(r"[.!?][\"'”’)\]]*\s+|[。！？]+"), re.compile(r"\s+"))
-_DECORATION = re.compile(r"[*_`]+|\[([^\]]*)\]\([^)]*\)")
+# Emphasis and code marks, and link targets; an underscore inside a word (`rustc_codegen_gcc`) is the word's own.
+_DECORATION = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)|\[([^\]]*)\]\([^)]*\)")
 _HEADING_CHARS = 300
 
 
@@ -35,6 +36,12 @@ class Span:
     start: int
     end: int
     heading_path: tuple[str, ...] = ()
+
+
+def heading_words(line: str) -> str | None:
+    """The words of a markdown heading `line` (as a heading path names it), or None when it is no heading."""
+    heading = _HEADING.fullmatch(line)
+    return None if heading is None else _heading_text(heading.group(2))
 
 
 def _heading_text(raw: str) -> str:
