@@ -18,8 +18,10 @@ and of the test it runs (`swap.GuardedSwap`). `stock` puts trafilatura's own bac
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+# modules, not their names: a release without those names keeps its own code (the digest differs), never fails here
+from trafilatura import htmlprocessing, utils, xml
 
 from weblens.fetch.swap import GuardedSwap
 
@@ -29,20 +31,14 @@ DIGEST = "18eb7005"
 _MODULE = "trafilatura.main_extractor"
 
 
-def _processing() -> Any:
-    return importlib.import_module("trafilatura.htmlprocessing")
-
-
 def _sources() -> list[Any]:
-    processing = _processing()
-    return [processing.delete_by_link_density, processing.link_density_test]
+    return [htmlprocessing.delete_by_link_density, htmlprocessing.link_density_test]
 
 
 def delete_by_link_density(
     subtree: Any, tagname: str, backtracking: bool = False, favor_precision: bool = False
 ) -> Any:
     """trafilatura's `delete_by_link_density`, asking only the `tagname` elements that hold a link."""
-    processing = _processing()
     linked: set[Any] = set()
     for link in subtree.iter("ref"):
         for holder in link.iterancestors(tagname):
@@ -55,19 +51,19 @@ def delete_by_link_density(
     for elem in subtree.iter(tagname):
         if elem not in linked:  # trafilatura's test answers (False, False) for an element without a link
             continue
-        result, short_with_links = processing.link_density_test(elem, favor_precision)
+        result, short_with_links = htmlprocessing.link_density_test(elem, favor_precision)
         if result or (
             backtracking
             and short_with_links
             and len(elem) >= depth_threshold
-            and len(processing.trim(elem.text_content())) < len_threshold
+            and len(utils.trim(elem.text_content())) < len_threshold
         ):
             parent = elem.getparent()
             if tagname == "p" and parent is not None and parent.tag in ("item", "td", "th"):
                 continue
             deletions.append(elem)
     for elem in dict.fromkeys(deletions):
-        processing.delete_element(elem)
+        xml.delete_element(elem)
     return subtree
 
 
