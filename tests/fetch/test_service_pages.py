@@ -30,7 +30,7 @@ _FAQ = (
 _NEWSLETTER = "Sign up to our newsletter for tide tables, offers on rope and news from the yard, sent once a month."
 
 
-def _page(head: str = "", og_type: str = "website") -> bytes:
+def _page(head: str = "", og_type: str = "website", body_class: str = "") -> bytes:
     cards = "".join(
         f"<div class='card'><h3>{name}</h3><p>{text}</p><a href='/{i}'>Read more</a></div>"
         for i, (name, text) in enumerate(_SERVICES)
@@ -38,7 +38,7 @@ def _page(head: str = "", og_type: str = "website") -> bytes:
     faq = "".join(f"<div class='faq'><h3>{q}</h3><div class='answer'><p>{a}</p></div></div>" for q, a in _FAQ)
     return (
         f"<html><head><title>Yacht rigging services</title><meta property='og:type' content='{og_type}'>"
-        f"{head}</head><body>"
+        f"{head}</head><body class='{body_class}'>"
         "<header><nav><a href='/'>Home</a> <a href='/services'>Services</a> <a href='/contact'>Contact</a></nav>"
         "</header>"
         "<main><section class='hero'><h1>Yacht rigging services</h1>"
@@ -98,6 +98,29 @@ async def test_a_site_wide_og_article_gives_way_to_an_address_under_services(
         fetched = await weblens.fetch(pages.url(path), settings=settings, cache=cache)
         assert fetched.extractor == "trafilatura", path
         assert "We started rigging boats" in fetched.content and _FAQ[1][1] not in fetched.content
+
+
+async def test_a_site_wide_og_article_gives_way_to_wordpress_marking_a_static_page(
+    pages: PageServer, settings: Settings, cache: Cache
+) -> None:
+    # the address says nothing, but WordPress marks its static pages `page page-id-N` and its posts `single-post`
+    page = _page(og_type="article", body_class="wp-singular page-template-default page page-id-1080 wp-theme-x")
+    post = _page(og_type="article", body_class="wp-singular post-template-default single single-post postid-9")
+    pages.route("GET", "/yacht-rigging/", Reply(body=page, content_type="text/html; charset=utf-8"))
+    pages.route("GET", "/2026/rigging-notes/", Reply(body=post, content_type="text/html; charset=utf-8"))
+
+    fetched = await weblens.fetch(pages.url("/yacht-rigging/"), settings=settings, cache=cache)
+    assert fetched.extractor == "sections"
+    for kept in ("## What we do", "### Standing rigging", "We started rigging boats", _FAQ[1][1]):
+        assert kept in fetched.content
+    fetched = await weblens.fetch(pages.url("/2026/rigging-notes/"), settings=settings, cache=cache)
+    assert fetched.extractor == "trafilatura"
+    assert "We started rigging boats" in fetched.content and _FAQ[1][1] not in fetched.content
+    # a class named `page` alone is not WordPress' mark; and JSON-LD naming an article wins over the mark
+    assert extract(_page(og_type="article", body_class="page"), "text/html").extractor == "trafilatura"
+    article = "<script type='application/ld+json'>{\"@type\": \"Article\", \"headline\": \"Rigging\"}</script>"
+    marked = _page(article, og_type="article", body_class="page page-id-1080")
+    assert extract(marked, "text/html").extractor == "trafilatura"
 
 
 _EXAMPLES = (
