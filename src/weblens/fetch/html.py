@@ -55,6 +55,7 @@ from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import Line, lines_markdown, main_region, page_lines
 from weblens.fetch.passages import heading_words
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
+from weblens.fetch.responsive import small_screen_only
 from weblens.fetch.sections import (
     MAX_KEPT_WORDS,
     PRODUCT_SHARE,
@@ -257,14 +258,24 @@ def _heading(tree: lxml_html.HtmlElement) -> str:
     return " ".join(heading.text_content().split()) if heading is not None else ""
 
 
-def _shown_parts(root: etree._Element, parts: list[str]) -> None:
+def _shown_parts(root: etree._Element, parts: list[str], small_screen: list[etree._Element] | None) -> None:
     """Append the text nodes under `root` that no invisible element holds, in document order. One walk
     that steps over invisible subtrees: an XPath asking each text node for invisible ancestors costs
-    several times more on a deep page."""
+    several times more on a deep page. With `small_screen`, the elements only a screen narrower than a
+    desktop's shows (responsive.py) are stepped over too, and appended to it: found on this walk they cost
+    under 1 % of extraction time, where an XPath of their own cost 5 %."""
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     for event, element in walker:
         if event == "start":
             if element.tag in _INVISIBLE_TAGS:
+                walker.skip_subtree()
+            elif (
+                small_screen is not None
+                and (classes := element.get("class"))
+                and small_screen_only(classes)
+                and element is not root
+            ):
+                small_screen.append(element)
                 walker.skip_subtree()
             elif element.text:
                 parts.append(element.text)
@@ -272,15 +283,16 @@ def _shown_parts(root: etree._Element, parts: list[str]) -> None:
             parts.append(element.tail)
 
 
-def visible_text(tree: lxml_html.HtmlElement) -> str:
+def visible_text(tree: lxml_html.HtmlElement, small_screen: list[etree._Element] | None = None) -> str:
     """The text a reader without JavaScript sees, spaces collapsed (`tree` is left as it is: trafilatura
-    reads a page's JSON-LD, and a thread page without it loses its posts)."""
+    reads a page's JSON-LD, and a thread page without it loses its posts). With `small_screen`, the text a
+    desktop shows: what only a smaller screen shows is left out, its elements appended to the list."""
     parts: list[str] = []
     roots: list[etree._Element] = []
     for root in _TEXT_ROOTS(tree):
         if not any(outer in roots for outer in root.iterancestors()):  # a nested body's text is read once
             roots.append(root)
-            _shown_parts(root, parts)
+            _shown_parts(root, parts, small_screen)
     return " ".join(" ".join(parts).split())
 
 
@@ -457,7 +469,10 @@ def extract_html(html: str, url: str | None = None, encoded: bytes | None = None
 def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     meta = _meta(tree)
     title = _title(tree, meta)
-    shown = visible_text(tree)
+    small_screen: list[etree._Element] = []
+    shown = visible_text(tree, small_screen)
+    for element in small_screen:  # the page as a desktop shows it: one copy of a section laid out twice
+        element.drop_tree()
     # read while the scripts are there: a thread's first post may be only in its JSON-LD
     thread = thread_markdown(tree, _heading(tree) or title, len(shown))
     kind = challenge_kind(tree, title, shown)
