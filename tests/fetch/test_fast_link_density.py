@@ -33,6 +33,18 @@ _CRAFTED = [
     "<div><div><p>No link anywhere in this subtree, only words.</p></div><p>More words.</p></div>",
     f"<div><div>{_LINKS}<div>{_LINKS}<div>{_LINKS}</div></div></div><p>after</p></div>",
     f"<div><table><tr><td><p>{_LINKS}</p></td></tr></table><p>{_LINKS}</p></div>",
+    # a "latest news" farm past the size gate, nested twice (each link's text read for both levels), a catalog of
+    # long card links, links that are paragraphs of their own, and links with no text (icons)
+    "<div><div><div class='latest'>" + "".join(f"<a href='/n{i}'>Harbour news story number {i} of the week</a> "
+    for i in range(12)) + "</div></div><p>" + "Prose after the farm. " * 12 + "</p></div>",
+    "<div><div>" + "".join(f"<a href='/c{i}'>{'Card title and its long teaser text ' * 4}{i}</a>" for i in range(6))
+    + "</div></div>",
+    "<div><div>" + "".join(f"<p><a href='/p{i}'>A report on moorings and chains, part {i}</a></p>" for i in range(8))
+    + "</div></div>",
+    "<div><div>" + "".join(f"<a href='/i{i}'><img src='/{i}.png'></a><a href='/e{i}'></a>" for i in range(6))
+    + "<p>Short words.</p></div></div>",
+    "<div><div><a href='/x'></a> A short caption.</div><div><a href='/y'></a><a href='/z'>Map</a> Directions</div>"
+    "<p>Prose that stays, long enough to be read as the page's text.</p></div>",
 ]
 _TAGS = ("div", "list", "p", "head", "quote")
 _PAGES = [article_html(), *(page_fixture(name).decode() for name in ("page_forum_thread.html", "page_docs.html",
