@@ -1,7 +1,9 @@
-"""A page that declares no article gets back the blocks the main-content pass cut out between ones it kept."""
+"""A page that declares no article, or whose main-content pass found no article block, gets back the blocks the pass
+cut out between ones it kept."""
 
 from __future__ import annotations
 
+from weblens.fetch import wild_text
 from weblens.fetch.extract import extract
 
 _SEASONS = (
@@ -19,14 +21,17 @@ _SERVICES = (
 )
 
 
-def _page(og_type: str, after: str = "", services: tuple[tuple[str, str], ...] = _SERVICES) -> bytes:
+def _page(
+    og_type: str, after: str = "", services: tuple[tuple[str, str], ...] = _SERVICES, container: str = "div"
+) -> bytes:
     # `role=list` on a list is one of the shapes trafilatura cuts out of a page (a Webflow rich-text block)
     items = "".join(f"<li><strong>{name}</strong>: {what}</li>" for name, what in services)
     return (
         f"<html><head><title>Mooring services</title><meta property='og:type' content='{og_type}'></head><body>"
-        "<nav><a href='/'>Home</a> <a href='/about'>About us</a></nav><div class='richtext'><h1>Mooring services</h1>"
+        f"<nav><a href='/'>Home</a> <a href='/about'>About us</a></nav><{container} class='richtext'>"
+        "<h1>Mooring services</h1>"
         f"{_SEASONS}<h2>What we do</h2><ul role='list'>{items}</ul>{_LOG}{_SEASONS.replace('thirty', 'forty')}"
-        f"{after}</div><footer>Harbour Office, Quay Street</footer></body></html>"
+        f"{after}</{container}><footer>Harbour Office, Quay Street</footer></body></html>"
     ).encode()
 
 
@@ -57,9 +62,23 @@ def test_what_follows_the_last_kept_block_stays_out() -> None:
     assert "More from us" not in content and "outer harbour" not in content
 
 
-def test_a_declared_article_keeps_the_main_content_pass() -> None:
+def test_a_declared_article_keeps_the_main_content_pass_that_found_its_article_block() -> None:
+    # in an <article> trafilatura reads the heading and the list itself: nothing is put back
+    found = extract(_page("article", container="article"), "text/html")
+
+    assert found.extractor == "trafilatura"
+    assert "## What we do\n\n- **Inspection**: divers check" in found.content  # the pass's own markdown
+    assert "We keep a **written log**" in found.content
+
+
+def test_a_declared_article_gets_back_what_a_pass_that_found_no_article_block_cut() -> None:
+    # in a plain <div> trafilatura finds no article block and reads the loose paragraphs alone (wild_text.py)
     found = extract(_page("article"), "text/html")
 
+    assert found.extractor == "gaps"
+    assert "for thirty years" in found.content and "## What we do\n\n- Inspection: divers check" in found.content
+    with wild_text.stock():  # trafilatura's own function, not counted: the pass's cut stands
+        found = extract(_page("article"), "text/html")
     assert found.extractor == "trafilatura"
     assert "What we do" not in found.content and "Inspection" not in found.content
     assert "We keep a **written log**" in found.content

@@ -14,10 +14,11 @@ Measured on both corpora and both folds (bench/extraction.py): service pages +0.
 products +0.002, collections +0.02, no page type or fold lower, 2019 articles unchanged.
 On declared products (`PRODUCT_SHARE`): products +0.017, both folds up.
 
-On a page that declares no article, when the merge does not apply, the gaps are filled
-(`fill_gaps`): the blocks of the page text that lie between the first and the last block the
-pass kept, and that the pass left out of its cut (a list, a heading, a table, a short
-paragraph between two it kept), are put back in place.
+On a page that declares no article, when the merge does not apply, and on any page where the
+pass found no article block (wild_text.py), the gaps are filled (`fill_gaps`): the blocks of the
+page text that lie between the first and the last block the pass kept, and that the pass left
+out of its cut (a list, a heading, a table, a short paragraph between two it kept), are put back
+in place.
 """
 
 from __future__ import annotations
