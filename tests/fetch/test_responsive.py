@@ -70,6 +70,17 @@ async def test_a_fetched_page_is_read_as_a_desktop_shows_it(
     assert "### Quote" in fetched.content
 
 
+def test_a_page_laid_out_for_phones_alone_is_still_read() -> None:
+    # nothing shows at a desktop's width: the phone's layout is the page
+    page = (
+        "<html><head><title>Re-rig</title></head><body><main class='d-lg-none'><h1>How a re-rig works</h1>"
+        f"<p>{_INTRO}</p>" + "".join(f"<h2>{name}</h2><p>{text}</p>" for name, text in _STEPS) + "</main></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+
+    assert _INTRO in content and all(text in content for _, text in _STEPS)
+
+
 @pytest.mark.parametrize(
     ("classes", "small_only"),
     [

@@ -485,8 +485,11 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     title = _title(tree, meta)
     small_screen: list[etree._Element] = []
     shown = visible_text(tree, small_screen)
-    for element in small_screen:  # the page as a desktop shows it: one copy of a section laid out twice
-        element.drop_tree()
+    if small_screen and len(shown) < SHELL_VISIBLE_CHARS:  # a page laid out for phones alone is read as it is
+        shown = visible_text(tree)
+    else:
+        for element in small_screen:  # the page as a desktop shows it: one copy of a section laid out twice
+            element.drop_tree()
     # read while the scripts are there: a thread's first post may be only in its JSON-LD
     thread = thread_markdown(tree, _heading(tree) or title, len(shown))
     kind = challenge_kind(tree, title, shown)
