@@ -51,7 +51,7 @@ from typing import Any
 import trafilatura
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_html2txt, fast_justext, fast_link_density, fast_prepare, fast_xpaths
+from weblens.fetch import fast_html2txt, fast_justext, fast_link_density, fast_prepare, fast_xpaths, wild_text
 from weblens.fetch.extract import extract
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -62,7 +62,8 @@ BASELINE, OURS, ANCHOR = "trafilatura", "weblens", "rs-trafilatura"
 ANCHOR_SCRIPT = Path(__file__).with_name("trafipy_anchor.py")
 ANCHOR_MISSING = "rs-trafilatura: not installable here (needs Python 3.12+ with trafipy)"
 SLOW_RATIO = 2.0  # no page may take weblens more than this times trafilatura's own time on it
-STAND_INS = (fast_xpaths, fast_justext, fast_prepare, fast_html2txt, fast_link_density)  # put aside for trafilatura
+# put aside for trafilatura: its own code, uncounted
+STAND_INS = (fast_xpaths, fast_justext, fast_prepare, fast_html2txt, fast_link_density, wild_text)
 SLOW_FLOOR_S = 0.05  # the count: pages trafilatura itself spends at least this long on
 
 
