@@ -156,6 +156,14 @@ def product_boxes(scale: int) -> str:  # a product page of 29 000 headings under
     return _page(f'<div class="modal-open">{article}{headings}</div>', ld)
 
 
+def phone_only(scale: int) -> str:  # 28 000 phone-only spans, each with a tail, under one div at 16x (responsive.py)
+    return _page("<div>start" + "<span class='d-lg-none'>menu</span>tail " * (28_000 * scale // 16) + "</div>")
+
+
+def unseen_with_tails(scale: int) -> str:  # 28 000 inline scripts, each with a tail, under one div at 16x
+    return _page("<div>start" + "<script>var x = 1;</script>tail " * (28_000 * scale // 16) + "</div>")
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "list items": list_items,
     "one text node": text_node,
@@ -179,6 +187,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "post: nested quotes": post_nested_quotes,
     "deep hydration JSON": deep_hydration,
     "product under a box": product_boxes,
+    "phone-only spans": phone_only,
+    "scripts with tails": unseen_with_tails,
 }
 
 

@@ -70,6 +70,21 @@ async def test_a_fetched_page_is_read_as_a_desktop_shows_it(
     assert "### Quote" in fetched.content
 
 
+def test_the_words_around_a_phone_only_element_stay_in_place() -> None:
+    phone = "<span class='d-lg-none'>phone</span>"
+    paragraphs = "".join(
+        f"<p>{phone}Rigger {i} starts{phone} with a climb,{phone}{phone} and every climb ends <b>with a report</b>"
+        f"<span class='lg:hidden'>tap</span> written the same day, photographs and all.{phone}</p>"
+        for i in range(3)
+    )
+    page = f"<html><head><title>Re-rig</title></head><body><article>{paragraphs}<p>{_INTRO}</p></article></body></html>"
+    content = extract(page.encode(), "text/html").content
+
+    for i in range(3):
+        assert f"Rigger {i} starts with a climb, and every climb ends **with a report** written the same day" in content
+    assert "phone" not in content and "tap" not in content
+
+
 def test_a_page_laid_out_for_phones_alone_is_still_read() -> None:
     # nothing shows at a desktop's width: the phone's layout is the page
     page = (
