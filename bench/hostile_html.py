@@ -164,6 +164,10 @@ def unseen_with_tails(scale: int) -> str:  # 28 000 inline scripts, each with a 
     return _page("<div>start" + "<script>var x = 1;</script>tail " * (28_000 * scale // 16) + "</div>")
 
 
+def navigation_roles(scale: int) -> str:  # 50 000 spans marked role=navigation, each with a tail, at 16x (page text)
+    return _page("<div>start" + "<span role='navigation'>menu</span>tail " * (3_125 * scale) + "</div>")
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "list items": list_items,
     "one text node": text_node,
@@ -189,6 +193,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "product under a box": product_boxes,
     "phone-only spans": phone_only,
     "scripts with tails": unseen_with_tails,
+    "navigation roles": navigation_roles,
 }
 
 

@@ -315,10 +315,13 @@ def _page_text(tree: lxml_html.HtmlElement) -> tuple[list[Line], int]:
     marked by tag or by ARIA role (only its main region when it marks one), as markdown lines (headings, lists,
     tables and code kept), and the count of words of the whole; strips `tree`."""
     etree.strip_elements(tree, *_INVISIBLE, *_NOT_PAGE_TEXT, with_tail=False)
-    for marked in _WITH_ROLE(tree):
-        role = marked.get("role")
-        if role in _NOT_PAGE_TEXT_ROLES or (role in _DIALOG_ROLES and next(marked.iter("form"), None) is not None):
-            marked.drop_tree()
+    marked = [
+        element
+        for element in _WITH_ROLE(tree)
+        if (role := element.get("role")) in _NOT_PAGE_TEXT_ROLES
+        or (role in _DIALOG_ROLES and next(element.iter("form"), None) is not None)
+    ]
+    _drop_all(marked)
     body = next(tree.iter("body"), None)
     region, words = main_region(body if body is not None else tree)
     return page_lines(region)[0], words
