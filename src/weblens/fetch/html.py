@@ -432,15 +432,7 @@ def _trafilatura_tree(tree: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
     if not _empty_runs(tree):
         return tree
     tree = copy(tree)
-    for run in _empty_runs(tree):
-        tails = "".join(element.tail or "" for element in run)
-        before, parent = run[0].getprevious(), run[0].getparent()
-        if before is not None:
-            before.tail = (before.tail or "") + tails
-        else:
-            parent.text = (parent.text or "") + tails
-        for element in run:
-            parent.remove(element)
+    _drop_all([element for run in _empty_runs(tree) for element in run])
     return tree
 
 
