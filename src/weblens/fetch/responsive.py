@@ -51,7 +51,6 @@ def small_screen_only(classes: str) -> bool:
         found = _RESPONSIVE.fullmatch(token)
         if found is not None:
             hidden[found[1] or found[2] or ""] = found[3] in ("none", "hidden")
-    applied = [point for point in _APPLIED if point in hidden]  # the widest one a 1280 px window passes decides
-    if applied[-1:] in ([], [""]):  # no breakpoint class: hidden or shown at every width, not a small screen's copy
-        return False
-    return hidden[applied[-1]]
+    widest = next((point for point in reversed(_APPLIED) if point in hidden), "")  # decides at 1280 px
+    # no breakpoint class: hidden or shown at every width, not a small screen's copy
+    return widest != "" and hidden[widest]
