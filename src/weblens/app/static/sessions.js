@@ -29,7 +29,14 @@ export class Sidebar {
   async load() {
     const query = this.search.value.trim();
     const data = await api("GET", `/api/sessions${query ? `?q=${encodeURIComponent(query)}` : ""}`);
+    // a reload (after each answer) must not take the keyboard's place in the list away: the same button keeps focus
+    const focused = this.list.contains(document.activeElement) ? document.activeElement : null;
+    const focusedId = focused?.closest("li")?.dataset.id;
     this.list.replaceChildren(...data.sessions.filter((s) => !this.pending.has(s.id)).map((s) => this.item(s)));
+    if (focusedId && focused.tagName === "BUTTON") {
+      const again = this.list.querySelector(`[data-id="${CSS.escape(focusedId)}"] .${focused.classList[0]}`);
+      again?.focus();
+    }
     this.empty.hidden = this.list.children.length > 0;
     this.empty.textContent = query ? "No chat matches." : "No chats yet.";
     this.setActive(this.activeId);
