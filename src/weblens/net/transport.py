@@ -222,10 +222,11 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             route, limit=limit, keepalive_timeout=keepalive, ssl=self._verify, resolver=resolver, use_dns_cache=False
         )
 
-    def _session(self, route: str | None) -> aiohttp.ClientSession:
+    async def _session(self, route: str | None) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # sessions belong to the loop they were made in
-            self._sessions, self._loop = {}, loop
+            await self._retire()
+            self._loop = loop
         session = self._sessions.get(route)
         if session is None or session.closed:
             session = self._sessions[route] = aiohttp.ClientSession(
@@ -261,7 +262,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
     ) -> httpx.Response:
         """Send `request`, to `url` when given (its Host header and `server_hostname` keep the name)."""
         route = None if proxy is None else proxy.url if proxy.is_socks else "http"
-        session = self._session(route)
+        session = await self._session(route)
         headers = [_accepted(name, value) for name, value in request.headers.multi_items()]
         data: bytes | httpx.AsyncByteStream | None
         try:
@@ -302,8 +303,19 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             extensions=extensions,
         )
 
-    async def aclose(self) -> None:
-        sessions, self._sessions = self._sessions, {}
-        if self._loop is asyncio.get_running_loop():
-            for session in sessions.values():
+    async def _retire(self) -> None:
+        """Close the sessions of the loop they were made in, called from that loop or a later one.
+
+        After `asyncio.run` has closed that loop, closing only marks them closed (their sockets
+        close with them); left alone, each would log "Unclosed client session" whenever collected.
+        """
+        sessions, self._sessions, loop = self._sessions, {}, self._loop
+        for session in sessions.values():
+            if loop is None or loop is asyncio.get_running_loop() or loop.is_closed():
                 await session.close()
+            elif loop.is_running():  # another thread's loop: it closes its own
+                asyncio.run_coroutine_threadsafe(session.close(), loop)
+            # an open loop that no thread runs cannot be awaited from here: its sessions go when it does
+
+    async def aclose(self) -> None:
+        await self._retire()
