@@ -12,7 +12,7 @@ import trafilatura
 from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 
-from weblens.fetch import fast_html2txt
+from weblens.fetch import fast_html2txt, fast_xpaths
 from weblens.fetch.extract import extract
 from weblens.testing.pages import article_html, page_fixture
 
@@ -31,6 +31,7 @@ _CRAFTED = [
     "<html><body><span>a</span><?pi x?>pi tail<script>var a;</script>script tail</body></html>",
     "<html><body><div id='cookie-banner'>accept</div><p>soft\u00adhy\u200bphen\x07bell</p>"
     "<span>soft\u00adhy\u200bphen</span></body></html>",
+    "<html><body><p>lines\n\tand tabs\u2028only</p><p>a line\nand a zero\u200bwidth space</p>\n<br>x</body></html>",
     "<html><body><h1>Title</h1>loose<br>after a break<table><tr><td>a</td><td>b</td></tr></table>end</body></html>",
     "<html><body><ul><li>one</li><li>two<ul><li>inner</li></ul>out</li></ul>x<em>y</em>z</body></html>",
     "<html><body></body></html>",
@@ -43,7 +44,8 @@ _PAGES = [article_html(), *(page_fixture(name).decode() for name in ("page_forum
 
 @pytest.fixture
 def installed() -> None:
-    if not fast_html2txt.install():  # what reading the first HTML page does
+    fast_xpaths.install()  # both, as reading the first HTML page does
+    if not fast_html2txt.install():
         pytest.skip("this trafilatura measures a page with other code: the stand-in is not used")
 
 
@@ -53,8 +55,20 @@ def test_the_same_text_as_trafilatura_and_the_page_untouched(html: str) -> None:
     tree = lxml_html.fromstring(html)
     before = etree.tostring(tree)
     expected = _baseline.html2txt(deepcopy(tree))
+    if any(port.name == "BASIC_CLEAN_XPATH" for port in fast_xpaths.installed()):  # asked element by element
+        assert fast_xpaths.element_test(_baseline.BASIC_CLEAN_XPATH) is not None
     assert fast_html2txt.page_text(tree) == expected
     assert etree.tostring(tree) == before
+
+
+@pytest.mark.parametrize("html", _CRAFTED[:6] + _PAGES)
+@pytest.mark.usefixtures("installed")
+def test_the_same_text_with_trafilatura_s_own_selection_of_what_to_delete(html: str) -> None:
+    tree = lxml_html.fromstring(html)
+    expected = _baseline.html2txt(deepcopy(tree))
+    with fast_xpaths.stock():  # its XPath, which answers for a whole tree only
+        assert fast_xpaths.element_test(_baseline.BASIC_CLEAN_XPATH) is None
+        assert fast_html2txt.page_text(tree) == expected
 
 
 @pytest.mark.usefixtures("installed")

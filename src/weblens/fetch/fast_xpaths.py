@@ -30,7 +30,7 @@ from typing import Any
 
 from lxml import etree  # type: ignore[import-untyped]
 
-__all__ = ["PORTS", "Port", "forget", "install", "installed", "pairs", "source_digest", "stock"]
+__all__ = ["PORTS", "Port", "element_test", "forget", "install", "installed", "pairs", "source_digest", "stock"]
 
 Element = Any  # an lxml element (lxml ships no types)
 Selector = Callable[[Element], list[Element]]
@@ -302,25 +302,33 @@ def _captions(source: str) -> Selector:
 _BASIC_CLEAN_TAGS = frozenset({"aside", "fencedframe", "footer", "script", "style", "svg", "template"})
 
 
+class _EachElement:
+    """A selector of the elements below a tree that `test` passes, one by one: an expression whose every step
+    is `descendant::` with a test of the element alone. `test` answers for one element, for a walk that skips
+    what the expression selects and reads the rest (fast_html2txt.py) without a second walk."""
+
+    def __init__(self, test: Callable[[Element], bool]) -> None:
+        self.test = test
+
+    def __call__(self, tree: Element) -> list[Element]:
+        test = self.test
+        return [element for element in tree.iterdescendants(etree.Element) if test(element)]
+
+
 def _basic_clean(source: str) -> Selector:
     by_class, by_id = _tests(source)
 
-    def select(tree: Element) -> list[Element]:
-        found = []
-        for element in tree.iterdescendants(etree.Element):
-            id_, class_ = element.get("id"), element.get("class")
-            if element.tag in _BASIC_CLEAN_TAGS or (
-                (id_ is not None or class_ is not None)
-                and (
-                    (class_ is not None and by_class(class_))
-                    or (id_ is not None and by_id(id_))
-                    or (element.tag == "div" and _test_first(_footer, element, ("class", "id"), (class_, id_)))
-                )
-            ):
-                found.append(element)
-        return found
+    def test(element: Element) -> bool:
+        if element.tag in _BASIC_CLEAN_TAGS:
+            return True
+        id_, class_ = element.get("id"), element.get("class")
+        return (id_ is not None or class_ is not None) and (
+            (class_ is not None and by_class(class_))
+            or (id_ is not None and by_id(id_))
+            or (element.tag == "div" and _test_first(_footer, element, ("class", "id"), (class_, id_)))
+        )
 
-    return select
+    return _EachElement(test)
 
 
 @dataclass(frozen=True)
@@ -370,6 +378,8 @@ def source_digest(expression: Any) -> str:
 class _Swap:
     original: Any
     replacement: Selector
+    test: Callable[[Element], bool] | None = None
+    """The stand-in's test of one element, when it has one (`_EachElement`)."""
 
 
 _swaps: dict[Port, _Swap] = {}
@@ -412,9 +422,17 @@ def install(ports: Sequence[Port] = PORTS) -> list[Port]:
             original = port.current()
             if source_digest(original) != port.digest:
                 continue
-            _swaps[port] = _Swap(original, _on_elements(port.build(str(original.path)), original))
+            built = port.build(str(original.path))
+            test = built.test if isinstance(built, _EachElement) else None
+            _swaps[port] = _Swap(original, _on_elements(built, original), test)
         _put(port, _swaps[port].replacement)
     return installed()
+
+
+def element_test(expression: Any) -> Callable[[Element], bool] | None:
+    """Whether `expression`, when it is an installed stand-in that tests each element alone, selects an
+    element below an HTML parser's tree (`element_test(expression)(element)`); None for any other."""
+    return next((swap.test for swap in _swaps.values() if swap.replacement is expression), None)
 
 
 def installed() -> list[Port]:
