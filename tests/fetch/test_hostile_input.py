@@ -70,12 +70,32 @@ def test_an_attribute_flood_is_cut_before_the_parser_sees_it() -> None:
     assert len(element.attrib) == MAX_ATTRIBUTES and element.text_content() == "hi"
 
 
+_NAMES = " ".join(f"a{i}" for i in range(MAX_ATTRIBUTES + 1))
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        f"<p>x</p><i {_NAMES}>hi</i>",  # one attribute too many
+        f"<p>x</p><b<c {_NAMES}>hi</b>",  # a name holding a `<` (libxml2 keeps it as the tag's name)
+        f'<p>x</p><b<c="x {_NAMES}">hi</b>',  # ... and a quote, which the name swallows too
+        f"<p>x</p><!-- a comment --><script>if (a<b) x = 1;</script><i/{_NAMES.replace(' ', '/')}>hi</i>",
+    ],
+    ids=["one too many", "a name holding a less-than", "a name holding a quote", "after a script, slashes"],
+)
+def test_every_attribute_flood_is_found(page: str) -> None:
+    tags = [element for element in lxml_html.fromstring(bound_markup(page)).iter() if element.text == "hi"]
+    assert [len(tag.attrib) for tag in tags] == [MAX_ATTRIBUTES]
+
+
 def test_ordinary_markup_passes_unchanged() -> None:
     page = (
         "<!DOCTYPE html><html><head><script>if (a<b && c>d) x = '<div a b c>';</script></head>"
         '<body><!-- <p> --><img src="x.png" alt="a > b" data-x=\'<y>\'><p class=a id=b>text</p></body></html>'
     )
     assert bound_markup(page) == page
+    most = "<i " + " ".join(f"a{i}" for i in range(MAX_ATTRIBUTES)) + ">hi</i>"
+    assert bound_markup(most) == most
 
 
 @pytest.mark.parametrize(
