@@ -54,6 +54,21 @@ def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:
     assert content.count("<sup>") == 2 and "<sub>" not in content
 
 
+def test_a_line_break_that_ends_bold_text_keeps_the_next_line_apart() -> None:
+    words = "The plate guide splits a meal into four parts, each sized by what the body needs most. " * 3
+    page = (
+        f"<html><body><article><h1>The plate</h1><p>{words}</p>"
+        "<p><b>Vegetables – half of your plate.<br></b>Aim for colour and variety at every meal.</p>"
+        "<p><em>Whole grains – a quarter.<br></em>Oats and brown rice over white bread.</p>"
+        "<p><strong>Lines<br>of one bold block<br></strong> stay readable.</p>"
+        f"<p>{words}</p></article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+    assert "**Vegetables – half of your plate.**\n\nAim for colour" in content  # was `plate.**Aim`
+    assert "*Whole grains – a quarter.*\n\nOats" in content
+    assert "Lines" in content and "stay readable" in content
+
+
 def test_unknown_types_are_sniffed() -> None:
     assert extract(make_pdf(["sniffed"]), "application/octet-stream").extractor == "pypdf"
     assert extract(b'{"a": 1}', "").extractor == "json"

@@ -352,6 +352,29 @@ def _fence_one_line_code(tree: lxml_html.HtmlElement) -> None:
             inner.text = (inner.text or "") + "\n"
 
 
+# Inline formatting trafilatura writes as markdown emphasis or code (its `hi` element) or as a tag.
+_FORMATTING = frozenset({"b", "strong", "i", "em", "u", "code", "sup", "sub", "kbd", "samp", "tt", "var"})
+
+
+def _break_after_formatting(tree: lxml_html.HtmlElement) -> None:
+    """Move the one line break that ends a formatted run (`<b>Step one.<br></b>Do this.`) to just after it, where a
+    browser shows it too: trafilatura's markdown drops it and glues the next line on (`**Step one.**Do this.`).
+    bench/extraction.py: 8 pages of 590 change, no word lost or added, F1 as it was."""
+    for br in list(tree.iter("br")):
+        parent = br.getparent()
+        while (
+            parent is not None
+            and parent.tag in _FORMATTING
+            and br.getnext() is None
+            and not (br.tail or "").strip()
+            and next(parent.iter("br")) is br  # its only break: lines of emphasis read as lines as they are
+            and parent.getparent() is not None
+        ):
+            br.tail, parent.tail = parent.tail, None
+            parent.addnext(br)
+            parent = br.getparent()
+
+
 def _separate_fences(text: str) -> str:
     """A blank line before and after each fenced block: trafilatura glues the next block (a
     table, a paragraph) to a closing fence, and a table without a blank line above is not one."""
@@ -546,6 +569,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
     declared = page_kind(tree, meta.get("og:type"), url)
     _fence_one_line_code(tree)
+    _break_after_formatting(tree)
     _drop_all(_unseen(tree))
     source = _trafilatura_tree(tree)
     (content, wild), method = _read(source, url), "trafilatura"
