@@ -304,18 +304,16 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         )
 
     async def _retire(self) -> None:
-        """Close the sessions of the loop they were made in, called from that loop or a later one.
+        """Close the sessions of the loop they were made in, from that loop or once it is closed.
 
         After `asyncio.run` has closed that loop, closing only marks them closed (their sockets
         close with them); left alone, each would log "Unclosed client session" whenever collected.
+        A loop still open may still be using them: they are left to it.
         """
         sessions, self._sessions, loop = self._sessions, {}, self._loop
-        for session in sessions.values():
-            if loop is None or loop is asyncio.get_running_loop() or loop.is_closed():
+        if loop is None or loop is asyncio.get_running_loop() or loop.is_closed():
+            for session in sessions.values():
                 await session.close()
-            elif loop.is_running():  # another thread's loop: it closes its own
-                asyncio.run_coroutine_threadsafe(session.close(), loop)
-            # an open loop that no thread runs cannot be awaited from here: its sessions go when it does
 
     async def aclose(self) -> None:
         await self._retire()
