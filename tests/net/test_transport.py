@@ -118,6 +118,7 @@ async def test_gzip_bodies_are_decoded_and_uploads_may_stream() -> None:
 
 
 def test_one_client_serves_one_event_loop_after_another() -> None:
+    gc.collect()  # what earlier tests left is collected before this one listens
     with FakeServer() as server:
         server.route("GET", "/", Reply(body="hi"))
         client = create_client()
