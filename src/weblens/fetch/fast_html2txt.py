@@ -22,7 +22,6 @@ HTML parser made (a string, an XHTML tree) goes to trafilatura's own.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from typing import Any
 
 from lxml import etree  # type: ignore[import-untyped]
@@ -63,7 +62,7 @@ def page_text(content: Any, clean: bool = True) -> str:
     deleted = fast_xpaths.element_test(selection)  # the stand-in's test, element by element, in this walk
     if deleted is None:
         deleted = set(selection(body)).__contains__
-    blocks, printable = baseline._BLOCK_ELEMS, _printable(baseline.remove_control_characters)
+    blocks, printable = baseline._BLOCK_ELEMS, _printable
     parts: list[str] = []
     skipped: set[Any] = set()
     walk = etree.iterwalk(body, events=("start", "end", "comment", "pi"))
@@ -96,14 +95,12 @@ def page_text(content: Any, clean: bool = True) -> str:
     return " ".join("".join(parts).split())
 
 
-def _printable(remove_control_characters: Callable[[str], str]) -> Callable[[str], str]:
-    """trafilatura's `remove_control_characters`, which spells out any text that is not all printable: text whose
-    only unprintable characters are spaces (a newline, a tab) comes back as it is, without that."""
-
-    def printable(text: str) -> str:
-        return text if text.isprintable() or "".join(text.split()).isprintable() else remove_control_characters(text)
-
-    return printable
+def _printable(text: str) -> str:
+    """trafilatura's `remove_control_characters`, which rebuilds any text that is not all printable character by
+    character: text whose only unprintable characters are spaces (a newline, a tab) comes back as it is."""
+    if text.isprintable() or "".join(text.split()).isprintable():
+        return text
+    return str(_baseline().remove_control_characters(text))
 
 
 _SWAP = GuardedSwap(_MODULE, {"html2txt": lambda: page_text}, _sources, DIGEST)
