@@ -6,6 +6,7 @@ import pytest
 from lxml import html as lxml_html
 
 from weblens.errors import UnsupportedContentError
+from weblens.fetch import orphan_formatting
 from weblens.fetch.decode import decode_body
 from weblens.fetch.extract import extract
 from weblens.fetch.html import extract_html, without_title
@@ -67,6 +68,22 @@ def test_a_line_break_that_ends_bold_text_keeps_the_next_line_apart() -> None:
     assert "**Vegetables – half of your plate.**\n\nAim for colour" in content  # was `plate.**Aim`
     assert "*Whole grains – a quarter.*\n\nOats" in content
     assert "Lines" in content and "stay readable" in content
+
+
+def test_bold_and_italic_in_a_div_keep_their_spaces_and_their_sentence() -> None:
+    words = "The guide walks through each setting of the service, one section at a time. " * 3
+    page = (
+        f"<html><body><article><h1>Settings</h1><p>{words}</p>"
+        "<div class='note'><strong>Warning</strong> If you skip this step the service will not start.</div>"
+        "<div class='note'><b>Note: </b>the value <i>must</i> be set before the service starts.</div>"
+        f"<p>{words}</p></article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+    assert "**Warning** If you skip this step" in content  # was `**Warning**If`
+    assert "**Note:** the value *must* be set before the service starts." in content  # was three paragraphs
+    with orphan_formatting.stock():  # trafilatura's own, for the record of what was wrong
+        stock = extract(page.encode(), "text/html").content
+    assert "**Warning**If" in stock and "*must*be set" in stock
 
 
 def test_unknown_types_are_sniffed() -> None:

@@ -47,7 +47,15 @@ from lxml import html as lxml_html
 from trafilatura.settings import CUT_EMPTY_ELEMS
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_html2txt, fast_justext, fast_link_density, fast_prepare, fast_xpaths, wild_text
+from weblens.fetch import (
+    fast_html2txt,
+    fast_justext,
+    fast_link_density,
+    fast_prepare,
+    fast_xpaths,
+    orphan_formatting,
+    wild_text,
+)
 from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_markup, flatten_markup
@@ -181,6 +189,7 @@ fast_prepare.install()
 fast_html2txt.install()
 fast_link_density.install()
 wild_text.install()
+orphan_formatting.install()
 
 DEEP_FLATTENED_NOTE = (
     "The page nests its elements deeper than the HTML parser follows; it was read with its nesting flattened, "
@@ -481,7 +490,10 @@ def _markdown(page: lxml_html.HtmlElement, url: str | None, *, fast: bool = True
 def _read(page: lxml_html.HtmlElement, url: str | None, *, fast: bool = True) -> tuple[str, bool]:
     """`_markdown`, and whether trafilatura found no article block and read the page's loose paragraphs."""
     before = wild_reads()
-    return _markdown(page, url, fast=fast), wild_reads() > before
+    try:
+        return _markdown(page, url, fast=fast), wild_reads() > before
+    finally:
+        orphan_formatting.forget()
 
 
 def without_title(content: str, title: str) -> str:
