@@ -34,6 +34,10 @@ def served() -> PageServer:
         server.route("GET", f"/bomb.{kind}", Reply(body=zip_bomb(kind), content_type="application/octet-stream"))
     long_body, long_type = make_document("docx", paragraphs=300)
     server.route("GET", "/long.docx", Reply(body=long_body, content_type=long_type))
+    # Word writes an emoji in RTF as two escaped UTF-16 halves; JSON can hold half of one
+    emoji_rtf = rb"{\rtf1\ansi\deff0 {\fonttbl {\f0 Arial;}}\f0 Smile \u-10179?\u-8704? done\par}"
+    server.route("GET", "/emoji.rtf", Reply(body=emoji_rtf, content_type="application/rtf"))
+    server.route("GET", "/half.json", Reply(body=b'{"name": "broken \\ud83d here"}', content_type="application/json"))
     yield server  # type: ignore[misc]
     server.__exit__(None, None, None)
 
@@ -60,6 +64,17 @@ async def test_each_format_reads_as_markdown_with_its_text_and_table(
     # a generic content type is read by the file's magic bytes (or, for CSV, its URL)
     if kind != "csv":
         assert sniffed.extractor == READER_NAMES[kind] and sniffed.content == page.content
+
+
+async def test_escaped_halves_of_a_character_come_back_whole_or_replaced(
+    served: PageServer, fetcher_settings: Settings
+) -> None:
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:  # cached: was a UnicodeEncodeError
+        rtf = await fetcher.fetch(served.url("/emoji.rtf"))
+        half = await fetcher.fetch(served.url("/half.json"))
+        again = await fetcher.fetch(served.url("/emoji.rtf"))
+    assert "Smile \U0001f600 done" in rtf.content and again.content == rtf.content
+    assert "broken \ufffd here" in half.content
 
 
 @pytest.mark.parametrize("kind", _CONTAINERS)

@@ -11,6 +11,7 @@ load, and most commands never read a page.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from weblens.errors import UnsupportedContentError
@@ -43,6 +44,21 @@ class Extracted:
     note: str | None = None
     render_reason: str | None = None
     """Why a browser would likely read more (`weblens.fetch.render_need`), for `render="auto"`."""
+
+    def __post_init__(self) -> None:
+        self.content, self.title = whole_characters(self.content), whole_characters(self.title)
+        self.byline = None if self.byline is None else whole_characters(self.byline)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def whole_characters(text: str) -> str:
+    """`text` as UTF-8 can store it: an RTF's or a JSON string's escaped surrogate pairs (an emoji) joined, a
+    lone half replaced by U+FFFD. Such text cannot be cached, logged or sent, and was a traceback."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def media_type(content_type: str) -> str:
