@@ -135,3 +135,28 @@ async def test_a_long_article_with_a_captcha_form_is_content(pages: PageServer, 
     pages.route("GET", "/article-with-captcha", Reply(body=html, content_type="text/html"))
     page = await fetch(pages.url("/article-with-captcha"), settings=settings, cache=cache)
     assert "Paragraph 39 about harbour lights" in page.content
+
+
+# Cloudflare injects its bot-detection script into ordinary pages it serves (not only into its checks)
+_CLOUDFLARE_JSD = (
+    "<script>(function(){var a=document.createElement('script');"
+    "a.src='/cdn-cgi/challenge-platform/scripts/jsd/main.js';document.head.appendChild(a);})();</script>"
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "tail"),
+    [("Release 2.4.1 | Tool blog", _CLOUDFLARE_JSD), ("One more step toward faster builds", ""),
+     ("Captcha solving, explained", "")],
+)  # fmt: skip
+async def test_a_short_page_is_content_despite_a_bot_check_s_script_or_title_words(
+    pages: PageServer, settings: Settings, cache: Cache, title: str, tail: str
+):
+    html = (
+        f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>"
+        "<p>Version 2.4.1 fixes a crash when the config file is empty.</p>"
+        f"<p>Upgrading is recommended for everyone on the 2.4 line.</p></article>{tail}</body></html>"
+    )
+    pages.route("GET", "/short-post", Reply(body=html, content_type="text/html"))
+    page = await fetch(pages.url("/short-post"), settings=settings, cache=cache)
+    assert "fixes a crash when the config file is empty" in page.content

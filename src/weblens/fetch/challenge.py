@@ -9,6 +9,8 @@ markers are the services' own, not any site's; a long page that merely embeds a 
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree  # type: ignore[import-untyped]
 
 __all__ = ["MAX_WALL_TEXT_CHARS", "challenge_kind"]
@@ -18,11 +20,14 @@ MAX_WALL_TEXT_CHARS = 1500
 _SHORT_WALL_TEXT_CHARS = 600
 
 # What the bot-check services put in their pages: script and form URLs, element ids and classes.
-# Markers of interstitial services (they only ever serve checks):
+# Markers of interstitial services (they only ever serve checks). Cloudflare's challenge loads from
+# `/cdn-cgi/challenge-platform/h/<x>/orchestrate/...`; the same platform's bot-detection script
+# (`.../scripts/jsd/main.js`) is injected into ordinary pages and is no sign of a check.
 _CHALLENGE_MARKERS = (
-    "/cdn-cgi/challenge-platform/", "_cf_chl_opt", "cf-browser-verification", "captcha-delivery.com", "px-captcha",
+    "_cf_chl_opt", "cf-browser-verification", "captcha-delivery.com", "px-captcha",
     "/_incapsula_resource", "awswaf", "aws-waf-token", "ddos-guard", "sec-if-cpt", "/.well-known/sgcaptcha",
 )  # fmt: skip
+_CLOUDFLARE_CHECK = re.compile(r"/cdn-cgi/challenge-platform/(?:h/\w+/)?orchestrate/")
 # Captcha widgets, which real forms embed too: a wall only on a near-empty page that asks to prove humanity.
 _CAPTCHA_MARKERS = (
     "g-recaptcha", "www.google.com/recaptcha", "h-captcha", "hcaptcha.com", "cf-turnstile", "challenges.cloudflare.com",
@@ -36,6 +41,9 @@ _CHALLENGE_TITLES = (
     "access denied", "pardon our interruption", "robot check", "one more step", "ddos protection",
     "bot verification", "captcha",
 )  # fmt: skip
+# After one of those titles, a bot check's title has at most punctuation and a site name ("| Cloudflare"):
+# "One more step toward faster builds" is an ordinary page's title.
+_TITLE_REST = re.compile(r"[\s.!?\u2026]*(?:[|\-\u2013\u2014:\u00b7].*)?", re.S)
 _CONSENT_MARKERS = ("consent", "cookie", "gdpr", "privacy")
 _CONSENT_WORDS = ("accept all", "reject all", "agree", "consent", "cookies")
 
@@ -53,17 +61,21 @@ def _attribute_text(tree: etree._Element) -> str:
     return " ".join(parts).lower()
 
 
+def _is_challenge_title(heading: str, title: str) -> bool:
+    return heading.startswith(title) and _TITLE_REST.fullmatch(heading, len(title)) is not None
+
+
 def challenge_kind(tree: etree._Element, title: str, visible_text: str) -> str | None:
     """'bot_challenge' or 'consent_wall' when the page is one, else None."""
     if len(visible_text) > MAX_WALL_TEXT_CHARS:
         return None
     heading = title.lower().strip()
     markers = _attribute_text(tree)
-    if any(marker in markers for marker in _CHALLENGE_MARKERS):
+    if any(marker in markers for marker in _CHALLENGE_MARKERS) or _CLOUDFLARE_CHECK.search(markers):
         return "bot_challenge"
     text = visible_text.lower()
     short = len(visible_text) < _SHORT_WALL_TEXT_CHARS
-    if short and heading and any(heading.startswith(t) for t in _CHALLENGE_TITLES):
+    if short and heading and any(_is_challenge_title(heading, t) for t in _CHALLENGE_TITLES):
         return "bot_challenge"
     if short and any(m in markers for m in _CAPTCHA_MARKERS) and any(w in text or w in heading for w in _HUMAN_WORDS):
         return "bot_challenge"
