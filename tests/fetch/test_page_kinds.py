@@ -87,6 +87,25 @@ async def test_a_nextjs_shell_is_read_from_its_data(pages: PageServer, settings:
         assert machine not in page.content
 
 
+async def test_a_short_page_keeps_its_own_lines_over_the_site_s_json_ld(
+    pages: PageServer, settings: Settings, cache: Cache
+):
+    graph = (
+        '{"@context": "https://schema.org", "@graph": [{"@type": "Organization", "name": "Acme Widgets",'
+        ' "description": "Precision widgets for industry, made in Ohio since 1952 by a family-owned company",'
+        ' "logo": {"@type": "ImageObject", "caption": "Acme Widgets company logo in blue"}}]}'
+    )
+    html = (
+        f"<html><head><title>Contact</title><script type='application/ld+json'>{graph}</script></head><body>"
+        "<h1>Contact</h1><p>Call us on 555-0100, Monday to Friday 9-5.</p><p>Email: sales@acme.example</p>"
+        "</body></html>"
+    )
+    pages.route("GET", "/contact", Reply(body=html, content_type="text/html"))
+    page = await fetch(pages.url("/contact"), settings=settings, cache=cache)
+    assert "555-0100" in page.content and "sales@acme.example" in page.content
+    assert page.extractor != "hydration"
+
+
 async def test_an_empty_shell_without_data_still_says_so(pages: PageServer, settings: Settings, cache: Cache):
     page = await fetch(pages.url("/spa"), settings=settings, cache=cache)
     assert page.content == "" and page.note is not None and "JavaScript" in page.note

@@ -93,6 +93,9 @@ __all__ = [
 
 # Below this many visible characters a body is a shell (its content, if any, is built by scripts).
 SHELL_VISIBLE_CHARS = 200
+# A page that shows little text is read from its scripts' data when that data holds this many times the words it
+# shows: a short contact or order page's own lines outweigh the site description its JSON-LD repeats on every page.
+_HYDRATION_LEAD = 2
 # When trafilatura's fast pass keeps less than this share of the visible words, its full cascade
 # (readability and jusText as second opinions) runs too: it rescues pages the fast pass cuts short.
 _SECOND_OPINION_SHARE = 0.2
@@ -574,7 +577,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     shown_words = _words(shown)  # counted once: on a page of 5 MB of text each count is a fifth of trafilatura's time
     if visible_chars < SHELL_VISIBLE_CHARS:
         hydrated = hydration_text(tree)
-        if _words(hydrated) > shown_words:
+        if _words(hydrated) > _HYDRATION_LEAD * shown_words:
             return HtmlExtract(hydrated, title, byline, date, method="hydration", visible_chars=visible_chars)
     if _NODE_COUNT(tree) > _MAX_ELEMENTS:
         page = lines_markdown(_page_text(tree)[0])
