@@ -86,6 +86,18 @@ def test_bold_and_italic_in_a_div_keep_their_spaces_and_their_sentence() -> None
     assert "**Warning**If" in stock and "*must*be set" in stock
 
 
+def test_a_declarative_shadow_root_is_read_as_the_browser_shows_it() -> None:
+    words = "A server can send a component's shadow tree as plain HTML, so the page reads before any script runs. "
+    page = (
+        "<html><head><title>Shadow DOM</title></head><body><article-card><template shadowrootmode='open'>"
+        f"<h1>Shadow DOM in practice</h1><p>{words * 3}</p>"
+        "</template></article-card><template><p>An inert template the browser never shows.</p></template></body></html>"
+    )
+    out = extract(page.encode(), "text/html")
+    assert "so the page reads before any script runs" in out.content  # was empty: "a JavaScript application"
+    assert "never shows" not in out.content
+
+
 def test_unknown_types_are_sniffed() -> None:
     assert extract(make_pdf(["sniffed"]), "application/octet-stream").extractor == "pypdf"
     assert extract(b'{"a": 1}', "").extractor == "json"

@@ -232,7 +232,17 @@ def parse_html(html: str, encoded: bytes | None = None) -> lxml_html.HtmlElement
         tree = lxml_html.fromstring(data, parser=_PARSER)
     except (etree.ParserError, ValueError):
         return None
+    if "shadowroot" in html:
+        _open_shadow_roots(tree)
     return tree
+
+
+def _open_shadow_roots(tree: lxml_html.HtmlElement) -> None:
+    """A declarative shadow root (`<template shadowrootmode="open">`, or the older `shadowroot`) is shown where it
+    stands, unlike any other `<template>`: it becomes a plain element, read like the rest of the page."""
+    for template in tree.iter("template"):
+        if template.get("shadowrootmode") is not None or template.get("shadowroot") is not None:
+            template.tag = "div"
 
 
 def _too_deep() -> bool:
