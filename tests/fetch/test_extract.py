@@ -25,6 +25,24 @@ def test_a_wrong_header_charset_falls_back() -> None:
     assert text == "naïve café".encode().decode("cp1252")  # ascii is read as windows-1252, like browsers
 
 
+def test_a_meta_tag_naming_utf16_is_read_as_utf8_like_browsers_do() -> None:
+    html = "<html><head><meta charset='utf-16'><title>Menu</title></head><body><p>Soup of the day.</p></body></html>"
+    body = html.encode() + b" " * (len(html) % 2)  # an even length of ASCII decodes as UTF-16 too: as gibberish
+    text, codec = decode_body(body, "text/html", html=True)
+    assert "Soup of the day." in text and codec == "utf-8"
+
+
+def test_undeclared_western_text_reads_as_windows_1252() -> None:
+    rows = "Name;Stadt;Betrag\n" + "".join(
+        f"{name};{city};{i},15 €;Lieferung für Straße Nr. {i}\n"
+        for i, (name, city) in enumerate([("Bäcker", "Köln"), ("Señor", "Genève"), ("Françoise", "Düsseldorf")] * 20)
+    )
+    text, codec = decode_body(rows.encode("cp1252"), "text/csv")
+    assert text == rows and codec == "cp1252"  # the detector's first pick among equals was Windows-1250: `Seńor`
+    polish = "Zażółć gęślą jaźń. Łódź, Kraków, Gdańsk i Wrocław leżą w różnych częściach kraju. " * 5
+    assert decode_body(polish.encode("cp1250"), "text/plain") == (polish, "cp1250")
+
+
 def test_a_bom_wins() -> None:
     text, _ = decode_body("hello".encode("utf-16"), "text/plain; charset=latin-1")
     assert text == "hello"

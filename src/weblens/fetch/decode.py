@@ -49,6 +49,20 @@ def _try(body: bytes, codec: str | None) -> str | None:
         return None
 
 
+def _detected(sample: bytes) -> str | None:
+    """charset_normalizer's guess; Windows-1252 where it reads as well as the guess. Western text without a
+    declared charset fits Windows-1250 and -1257 just as well, and the detector's first pick among equals was
+    one of those (`Señor` as `Seńor`, `€3` as `Ä3`); browsers read such a page as Windows-1252."""
+    matches = charset_normalizer.from_bytes(sample)
+    best = matches.best()
+    if best is None:
+        return None
+    for match in matches:
+        if match.encoding == "cp1252" and match.chaos <= best.chaos and match.coherence >= best.coherence:
+            return "cp1252"
+    return _codec(best.encoding)
+
+
 def decode_body(body: bytes, content_type: str = "", *, html: bool = False) -> tuple[str, str]:
     """(text, charset used). Never fails: undecodable bytes become U+FFFD as a last resort."""
     for bom, bom_codec in _BOMS:
@@ -59,11 +73,12 @@ def decode_body(body: bytes, content_type: str = "", *, html: bool = False) -> t
     if html:
         match = _META_CHARSET.search(body[:_META_WINDOW])
         meta = _codec(match.group(1).decode("ascii", "ignore")) if match else None
+        if meta is not None and meta.startswith(("utf-16", "utf-32")):
+            meta = "utf-8"  # a meta tag read as ASCII is not in UTF-16: browsers take it as UTF-8 (WHATWG)
     for codec in (declared, meta, "utf-8"):
         text = _try(body, codec)
         if text is not None and codec is not None:
             return text, codec
-    best = charset_normalizer.from_bytes(body[:_DETECT_WINDOW]).best()
-    guessed = _codec(best.encoding) if best is not None else None
+    guessed = _detected(body[:_DETECT_WINDOW])
     fallback = guessed or declared or meta or "utf-8"
     return body.decode(fallback, errors="replace"), fallback
