@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
-import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Literal, get_args
@@ -80,7 +79,7 @@ def _check_max_age(max_age: object) -> None:
     """A number of seconds, 0 or more; infinity (or anything past `fetch.cache_ttl_s`) means any cached copy."""
     if max_age is None:
         return
-    if isinstance(max_age, bool) or not isinstance(max_age, int | float) or math.isnan(max_age) or max_age < 0:
+    if isinstance(max_age, bool) or not isinstance(max_age, int | float) or max_age != max_age or max_age < 0:
         raise ToolValidationError(f"max_age must be 0 (fetch now) or more seconds, not {max_age!r:.40}")
 
 
