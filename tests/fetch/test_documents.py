@@ -14,12 +14,22 @@ from weblens.errors import TooLargeError, UnsupportedContentError
 from weblens.fetch import Fetcher, fetch
 from weblens.fetch.office import READER_NAMES
 from weblens.testing import Reply
-from weblens.testing.documents import DOCUMENT_FORMATS, DOCUMENT_PHRASES, HEADING, make_document, zip_bomb
+from weblens.testing.documents import (
+    DOCUMENT_FORMATS,
+    DOCUMENT_PHRASES,
+    GROUPED_LINES,
+    HEADING,
+    grouped_slide_show,
+    make_document,
+    zip_bomb,
+)
 from weblens.testing.pages import PageServer
 
 pytestmark = pytest.mark.timeout(120)
 
 _CONTAINERS = ("docx", "xlsx", "pptx", "odt", "ods", "odp", "epub")
+# what servers send for a .csv besides text/csv (IIS and Windows: Excel's type)
+_CSV_TYPES = ("application/vnd.ms-excel", "application/x-csv", "text/x-csv", "text/comma-separated-values")
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +44,14 @@ def served() -> PageServer:
         server.route("GET", f"/bomb.{kind}", Reply(body=zip_bomb(kind), content_type="application/octet-stream"))
     long_body, long_type = make_document("docx", paragraphs=300)
     server.route("GET", "/long.docx", Reply(body=long_body, content_type=long_type))
+    show = "application/vnd.openxmlformats-officedocument.presentationml.slideshow"
+    server.route("GET", "/deck.ppsx", Reply(body=grouped_slide_show(), content_type=show))
+    csv_body, _ = make_document("csv")
+    for number, csv_type in enumerate(_CSV_TYPES):
+        server.route("GET", f"/export{number}", Reply(body=csv_body, content_type=csv_type))
+    locked = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096)  # how Word saves a password-protected .docx
+    docx_type = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    server.route("GET", "/locked.docx", Reply(body=locked, content_type=docx_type))
     # Word writes an emoji in RTF as two escaped UTF-16 halves; JSON can hold half of one
     emoji_rtf = rb"{\rtf1\ansi\deff0 {\fonttbl {\f0 Arial;}}\f0 Smile \u-10179?\u-8704? done\par}"
     server.route("GET", "/emoji.rtf", Reply(body=emoji_rtf, content_type="application/rtf"))
@@ -64,6 +82,31 @@ async def test_each_format_reads_as_markdown_with_its_text_and_table(
     # a generic content type is read by the file's magic bytes (or, for CSV, its URL)
     if kind != "csv":
         assert sniffed.extractor == READER_NAMES[kind] and sniffed.content == page.content
+
+
+async def test_a_slide_show_reads_every_slide_and_the_text_boxes_of_a_group(
+    served: PageServer, fetcher_settings: Settings
+) -> None:
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        deck = await fetcher.fetch(served.url("/deck.ppsx"))  # was refused: "not a PowerPoint file"
+    assert f"## Slide 1: {HEADING}" in deck.content and "| Albatross | 4200 |" in deck.content
+    slide_two = deck.content.split("## Slide 2", 1)[1]
+    assert all(line in slide_two for line in GROUPED_LINES)  # was an empty slide
+
+
+@pytest.mark.parametrize("number", range(len(_CSV_TYPES)), ids=_CSV_TYPES)
+async def test_a_csv_under_another_common_type_is_a_table(
+    number: int, served: PageServer, fetcher_settings: Settings
+) -> None:
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        page = await fetcher.fetch(served.url(f"/export{number}"))
+    assert page.extractor == READER_NAMES["csv"] and "| Albatross | 4200 |" in page.content
+
+
+async def test_a_password_protected_document_says_so(served: PageServer, fetcher_settings: Settings) -> None:
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        with pytest.raises(UnsupportedContentError, match="password-protected"):  # was "zip container is damaged"
+            await fetcher.fetch(served.url("/locked.docx"))
 
 
 async def test_escaped_halves_of_a_character_come_back_whole_or_replaced(

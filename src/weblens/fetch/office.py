@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
@@ -56,6 +57,7 @@ MAX_WORKBOOK_CELLS = 250_000
 """Cells of a spreadsheet read, all sheets together (openpyxl parses some 150 000 a second, and
 every cell of a row it reads): a sheet 16 384 columns wide stops after some rows, not at the deadline."""
 MAX_CELL_CHARS = 200
+_MAX_GROUP_DEPTH = 32  # shapes grouped deeper are read as they are (their text left out)
 _INSTALL = "pip install 'weblens[documents]'"
 
 DOCUMENT_KINDS: dict[str, str] = {
@@ -70,11 +72,16 @@ DOCUMENT_KINDS: dict[str, str] = {
     "text/rtf": "rtf",
     "text/csv": "csv",
     "application/csv": "csv",
+    "application/x-csv": "csv",
+    "text/x-csv": "csv",
+    "text/comma-separated-values": "csv",
     "text/tab-separated-values": "csv",  # the delimiter is sniffed
 }
 """Media type -> the format weblens reads it as."""
 _SUFFIXES = {f".{kind}": kind for kind in ("docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "rtf", "csv")}
 _SUFFIXES[".tsv"] = "csv"
+_IN_MEMORY = re.compile(r"'?<_io\.BytesIO object at 0x[0-9a-f]+>'?")
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a legacy Office file (.xls, .doc, or an encrypted .docx)
 _ZIP_MARKERS = {
     "word/document.xml": "docx",
     "xl/workbook.xml": "xlsx",
@@ -111,6 +118,8 @@ def document_kind(body: bytes, media_type: str, url: str = "") -> str | None:
         return _zip_kind(body) or kind
     if body[:64].lstrip()[:5] == b"{\\rtf":
         return "rtf"
+    if media_type == "application/vnd.ms-excel" and not body.startswith(_OLE2) and b"\x00" not in body[:1024]:
+        return "csv"  # what IIS and Windows send for a .csv; a binary .xls under that type is no document read here
     if kind is None and media_type in ("", "application/octet-stream", "binary/octet-stream", "text/plain"):
         path = url.split("?", 1)[0].split("#", 1)[0].lower()
         suffix = path[path.rfind(".") :] if "." in path.rsplit("/", 1)[-1] else ""
@@ -320,10 +329,22 @@ def _workbook(sheets: Sequence[tuple[str, Callable[[], tuple[Iterable[Sequence[o
     return "\n\n".join(sections)
 
 
-def _pptx(body: bytes) -> tuple[str, str]:
-    from pptx import Presentation
+def _deck_shapes(shapes: Any, depth: int = 0) -> Iterator[Any]:
+    """A slide's shapes in order, those inside a group too (grouped text boxes were left out)."""
+    for shape in shapes:
+        inner = getattr(shape, "shapes", None) if depth < _MAX_GROUP_DEPTH else None
+        if inner is not None:
+            yield from _deck_shapes(inner, depth + 1)
+        else:
+            yield shape
 
-    deck = Presentation(io.BytesIO(body))
+
+def _pptx(body: bytes) -> tuple[str, str]:
+    from pptx.package import Package
+
+    # the package's presentation, without `pptx.Presentation`'s check of its type, which refuses a slide show
+    # (.ppsx) and a template (.potx) whose slides read alike
+    deck = Package.open(io.BytesIO(body)).main_document_part.presentation
     sections = []
     for number, slide in enumerate(deck.slides, start=1):
         title_shape = slide.shapes.title
@@ -331,7 +352,7 @@ def _pptx(body: bytes) -> tuple[str, str]:
         if title_shape is not None and title_shape.text_frame.text.strip():
             heading += f": {' '.join(title_shape.text_frame.text.split())}"
         parts = [heading]
-        for shape in slide.shapes:
+        for shape in _deck_shapes(slide.shapes):
             if title_shape is not None and shape.shape_id == title_shape.shape_id:
                 continue
             if shape.has_text_frame:
@@ -547,6 +568,12 @@ def document_to_markdown(body: bytes, kind: str, content_type: str = "") -> tupl
     not installed, or a file it cannot read → UnsupportedContentError; a zip bomb → TooLargeError."""
     if kind == "csv":
         return _csv(body, content_type)
+    if kind in _CONTAINERS and body.startswith(_OLE2):
+        raise UnsupportedContentError(
+            f"the .{kind} file is password-protected (encrypted) or in the older binary Office format, which "
+            "weblens does not read",
+            details={"type": kind},
+        )
     if kind in _CONTAINERS:
         check_zip(body)
     try:
@@ -562,6 +589,7 @@ def document_to_markdown(body: bytes, kind: str, content_type: str = "") -> tupl
             f"the .{kind} file nests its XML too deeply to be read", details={"type": kind}
         ) from None
     except Exception as exc:  # each reader raises its own errors for a damaged file
+        said = _IN_MEMORY.sub("the file", str(exc))[:200]  # readers name the buffer they were given
         raise UnsupportedContentError(
-            f"the .{kind} file could not be read: {type(exc).__name__}: {str(exc)[:200]}", details={"type": kind}
+            f"the .{kind} file could not be read: {type(exc).__name__}: {said}", details={"type": kind}
         ) from None

@@ -131,6 +131,32 @@ def _pptx(paragraphs: int = 1) -> bytes:
     return out.getvalue()
 
 
+GROUPED_LINES = ("First grouped box", "Second grouped box")
+"""The text of `grouped_slide_show`'s grouped text boxes."""
+
+
+def grouped_slide_show() -> bytes:
+    """A PowerPoint slide show (.ppsx: a deck whose main part is typed as a show) whose second slide holds
+    two text boxes grouped together."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation(io.BytesIO(_pptx()))
+    group = deck.slides.add_slide(deck.slide_layouts[6]).shapes.add_group_shape()
+    for row, line in enumerate(GROUPED_LINES):
+        group.shapes.add_textbox(Inches(1), Inches(1 + row), Inches(6), Inches(1)).text_frame.text = line
+    saved = io.BytesIO()
+    deck.save(saved)
+    show = io.BytesIO()
+    with zipfile.ZipFile(saved) as source, zipfile.ZipFile(show, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.infolist():
+            data = source.read(member)
+            if member.filename == "[Content_Types].xml":
+                data = data.replace(b"presentationml.presentation.main+xml", b"presentationml.slideshow.main+xml")
+            target.writestr(member, data)
+    return show.getvalue()
+
+
 _ODF_NS = (
     'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
     'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
