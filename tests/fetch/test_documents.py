@@ -12,15 +12,17 @@ from weblens.cache import Cache
 from weblens.config import Settings
 from weblens.errors import TooLargeError, UnsupportedContentError
 from weblens.fetch import Fetcher, fetch
-from weblens.fetch.office import READER_NAMES
+from weblens.fetch.office import READER_NAMES, html_markdown
 from weblens.testing import Reply
 from weblens.testing.documents import (
+    CONTENT_TYPES,
     DOCUMENT_FORMATS,
     DOCUMENT_PHRASES,
     GROUPED_LINES,
     HEADING,
     grouped_slide_show,
     make_document,
+    odf_document,
     zip_bomb,
 )
 from weblens.testing.pages import PageServer
@@ -208,3 +210,42 @@ async def test_a_spreadsheets_repeated_rows_and_cells_show_as_far_as_a_table_doe
     assert text.count("| Petrel | 900 |") == MAX_SHEET_ROWS - 5  # the header, three Albatross, one Cormorant
     assert f"only the first {MAX_COLUMNS} of 5,001 columns are shown" in text
     assert f"only the first {MAX_SHEET_ROWS:,} rows are shown" in text
+
+
+def test_nested_lists_and_cells_of_paragraphs_keep_their_words_apart() -> None:
+    """What Word (through mammoth), EPUB chapters and feeds turn into markdown."""
+    html = (
+        "<ol><li>Open the valve<ul><li>Check the gauge</li><li>Record the reading</li></ul></li><li>Close it</li></ol>"
+        "<table><tr><th>Region</th><th>Cities</th></tr><tr><td><p>South</p><p>coast</p></td>"
+        "<td><table><tr><td>Oslo</td><td>120</td></tr></table></td></tr></table>"
+    )
+    text = html_markdown(html)
+    assert "1. Open the valve\n   - Check the gauge\n   - Record the reading\n2. Close it" in text  # was `valveCheck`
+    assert "| South coast | Oslo 120 |" in text  # was `Southcoast`, `Oslo120`
+
+
+async def test_an_odt_keeps_nested_lists_and_merged_cells_in_their_columns(
+    served: PageServer, fetcher_settings: Settings
+) -> None:
+    cell = "<table:table-cell><text:p>{}</text:p></table:table-cell>"
+    body = odf_document(
+        "odt",
+        "<office:text><text:list><text:list-item><text:p>Gulls</text:p><text:list>"
+        "<text:list-item><text:p>Herring gull</text:p></text:list-item>"
+        "<text:list-item><text:p>Common gull</text:p></text:list-item></text:list></text:list-item>"
+        "<text:list-item><text:p>Terns</text:p></text:list-item></text:list>"
+        '<table:table table:name="t"><table:table-column table:number-columns-repeated="3"/><table:table-row>'
+        + "".join(cell.format(name) for name in ("Species", "Count", "Site"))
+        + '</table:table-row><table:table-row><table:table-cell table:number-columns-spanned="2">'
+        "<text:p>Unknown</text:p></table:table-cell><table:covered-table-cell/>"
+        + cell.format("Pier")
+        + "</table:table-row><table:table-row><table:table-cell><text:p>Puffin</text:p><text:p>Fratercula</text:p>"
+        "</table:table-cell>" + cell.format("12") + cell.format("Cliff") + "</table:table-row></table:table>"
+        "</office:text>",
+    )
+    served.route("GET", "/guide.odt", Reply(body=body, content_type=CONTENT_TYPES["odt"]))
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        page = await fetcher.fetch(served.url("/guide.odt"))
+    assert "- Gulls\n  - Herring gull\n  - Common gull\n- Terns" in page.content  # was `GullsHerring gullCommon gull`
+    assert "| Unknown |  | Pier |" in page.content  # was `| Unknown | Pier |  |`
+    assert "| Puffin Fratercula | 12 | Cliff |" in page.content

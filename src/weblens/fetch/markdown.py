@@ -20,6 +20,9 @@ _BLOCK = frozenset(
      "center", "details", "summary", "address", "form", "fieldset", "nav"}
 )  # fmt: skip
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+# Elements that end the words before them and start a line of their own wherever they sit.
+_BREAKING = _BLOCK | frozenset(_HEADINGS) | {"ul", "ol", "li", "table", "tr", "td", "th", "pre", "blockquote"}
+_BREAKING_TAGS = tuple(_BREAKING)
 _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 # A table's own rows, not those of tables nested in its cells (their text is in the cell: listed again, each level
 # of nesting repeated all below it, 50 nested tables made 49 MB of a 1 MB post).
@@ -77,6 +80,10 @@ class _Inline:
             text = " ".join(child.text_content().split())
             if text:
                 self._word(f"`{text}`")
+        elif tag in _BREAKING:  # a block (a list, a paragraph) inside inline content: never glued to its words
+            self._breaks(1)
+            self.element(child, "")
+            self._breaks(1)
         else:
             self.element(child, _EMPHASIS.get(tag, ""))
 
@@ -176,11 +183,28 @@ def _render_inline(child: etree._Element) -> str:
     return writer.result()
 
 
+def _cell_text(cell: etree._Element) -> str:
+    """A cell's words on one line, its paragraphs, lines and nested tables' cells apart (`text_content` glued
+    them: `Oslo120Bergen80`)."""
+    if next(cell.iterdescendants(*_BREAKING_TAGS, "br"), None) is None:
+        return " ".join(cell.text_content().split())
+    parts: list[str] = []
+    for event, element in etree.iterwalk(cell, events=("start", "end")):
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if event == "start":
+            if tag in _BREAKING or tag == "br":
+                parts.append(" ")
+            parts.append(element.text or "")
+        else:
+            if tag in _BREAKING:
+                parts.append(" ")
+            if element is not cell:
+                parts.append(element.tail or "")
+    return " ".join("".join(parts).split())
+
+
 def _table(table: etree._Element) -> str:
-    rows = [
-        [" ".join(cell.text_content().split()) for cell in row if cell.tag in ("td", "th")]
-        for row in _OWN_ROWS(table, table=table)
-    ]
+    rows = [[_cell_text(cell) for cell in row if cell.tag in ("td", "th")] for row in _OWN_ROWS(table, table=table)]
     rows = [row for row in rows if row]
     if not rows:
         return ""
@@ -190,7 +214,28 @@ def _table(table: etree._Element) -> str:
     return "\n".join(lines)
 
 
-def _blocks(element: etree._Element, out: list[str], depth: int = 0, quotes: int = 0) -> None:
+def _list(element: etree._Element, quotes: int) -> str:
+    """A list's items as markdown lines; an item's own lists (and paragraphs, code) indented under it."""
+    lines: list[str] = []
+    number = 0
+    for item in element:
+        if item.tag != "li":
+            continue
+        number += 1
+        mark = f"{number}." if element.tag == "ol" else "-"
+        if next(item.iterdescendants(*_BREAKING_TAGS), None) is None:  # most items: one run of inline text
+            lines.append(f"{mark} {' '.join(_inline(item).split())}")
+            continue
+        blocks: list[str] = []
+        _blocks(item, blocks, quotes)
+        body = "\n".join(block.strip("\n") for block in blocks if block.strip()).split("\n")
+        pad = " " * (len(mark) + 1)
+        lines.append(f"{mark} {body[0]}")
+        lines.extend(pad + line if line else line for line in body[1:])
+    return "\n".join(lines)
+
+
+def _blocks(element: etree._Element, out: list[str], quotes: int = 0) -> None:
     """Append the element's blocks (markdown paragraphs) to `out`; `quotes`: the quotes it sits in."""
     pending: list[str] = [element.text or ""]
 
@@ -217,18 +262,15 @@ def _blocks(element: etree._Element, out: list[str], depth: int = 0, quotes: int
             out.append(_table(child))
         elif tag in ("ul", "ol"):
             flush()
-            items = [li for li in child if li.tag == "li"]
-            marks = [f"{n}." for n in range(1, len(items) + 1)] if tag == "ol" else ["-"] * len(items)
-            lines = (f"{'  ' * depth}{m} {' '.join(_inline(li).split())}" for m, li in zip(marks, items, strict=True))
-            out.append("\n".join(lines))
+            out.append(_list(child, quotes))
         elif tag == "blockquote" and quotes < _MAX_QUOTES:
             flush()
             quoted: list[str] = []
-            _blocks(child, quoted, depth, quotes + 1)
+            _blocks(child, quoted, quotes + 1)
             out.append("\n".join("> " + line for line in "\n\n".join(quoted).split("\n")))
         elif tag in _BLOCK or tag == "blockquote":
             flush()
-            _blocks(child, out, depth, quotes)
+            _blocks(child, out, quotes)
         else:
             pending.append(_render_inline(child))
         pending.append(child.tail or "")

@@ -57,6 +57,7 @@ MAX_WORKBOOK_CELLS = 250_000
 """Cells of a spreadsheet read, all sheets together (openpyxl parses some 150 000 a second, and
 every cell of a row it reads): a sheet 16 384 columns wide stops after some rows, not at the deadline."""
 MAX_CELL_CHARS = 200
+_MAX_LIST_DEPTH = 32  # lists nested deeper are read as one item each
 _MAX_GROUP_DEPTH = 32  # shapes grouped deeper are read as they are (their text left out)
 _INSTALL = "pip install 'weblens[documents]'"
 
@@ -464,11 +465,14 @@ def _odf_blocks(node: object, out: list[str]) -> None:
             text = " ".join(_odf_text(child).split())
             if text:
                 out.append(text)
-        elif qname == (TEXTNS, "list-item"):
-            out.append("- " + " ".join(_odf_text(child).split()))
+        elif qname == (TEXTNS, "list"):
+            lines: list[str] = []
+            _odf_list(child, lines, "")
+            if lines:
+                out.append("\n".join(lines))
         elif qname == (TABLENS, "table"):
-            rows = (
-                [_odf_text(cell) for cell in row.childNodes if cell.qname == (TABLENS, "table-cell")]
+            rows = (  # a merged cell's covered places stay empty cells: the cells after it keep their columns
+                [_odf_cell(cell) for cell in row.childNodes if cell.qname in _ODF_CELLS]
                 for row in child.getElementsByType(_odf_row())
             )
             table = markdown_table(rows, MAX_SHEET_ROWS)
@@ -476,6 +480,30 @@ def _odf_blocks(node: object, out: list[str]) -> None:
                 out.append(table.text + table.cut())
         else:
             _odf_blocks(child, out)
+
+
+def _odf_list(node: Any, lines: list[str], pad: str, depth: int = 0) -> None:
+    """A list's items as markdown lines, each item's own lists indented under it (their text was glued to the
+    item's: `GullsHerring gull`)."""
+    from odf.namespaces import TEXTNS
+
+    for item in node.childNodes:
+        if getattr(item, "qname", None) not in ((TEXTNS, "list-item"), (TEXTNS, "list-header")):
+            continue
+        inner = [part for part in item.childNodes if getattr(part, "qname", None) == (TEXTNS, "list")]
+        own = " ".join(" ".join(_odf_text(part).split()) for part in item.childNodes if part not in inner)
+        if own.strip():
+            lines.append(f"{pad}- {own.strip()}")
+        for part in inner:
+            if depth < _MAX_LIST_DEPTH:
+                _odf_list(part, lines, pad + "  ", depth + 1)
+            else:
+                lines.append(f"{pad}  - {' '.join(_odf_text(part).split())}")
+
+
+def _odf_cell(cell: Any) -> str:
+    """A table cell's paragraphs on one line, apart (`PuffinFratercula` was two paragraphs)."""
+    return " ".join(_odf_text(part) for part in cell.childNodes if part.nodeType == part.ELEMENT_NODE)
 
 
 def _odf_title(document: Any) -> str:
@@ -501,6 +529,9 @@ def _odf_text(node: Any) -> str:
     return "".join(parts)
 
 
+_ODF_CELLS = frozenset(
+    {("urn:oasis:names:tc:opendocument:xmlns:table:1.0", n) for n in ("table-cell", "covered-table-cell")}
+)
 _ODF_SPACES = frozenset({("urn:oasis:names:tc:opendocument:xmlns:text:1.0", name) for name in ("s", "tab")})
 
 
