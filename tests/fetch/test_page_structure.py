@@ -151,6 +151,24 @@ def test_page_text_reads_punctuation_onto_its_word_and_keeps_words_apart() -> No
     assert "Note: tested by our crew, twice a year (see the log)." in found.content
 
 
+def test_page_text_keeps_a_word_whole_across_its_formatting_and_code_lines_apart() -> None:
+    page = (
+        "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body><main>"
+        f"<h1>Mooring buoys</h1><div class='grid'>{_PRICED_CARDS}</div>"
+        "<p>Rated for H<sub>2</sub>O at 4<sup>o</sup>C, our 95<sup>th</sup> <b>W</b>inter buoy.</p>"
+        "<p><i class='badge'>New</i>Harbour kit</p>"
+        "<pre>$ tar xf buoy.tgz<br>$ ./install.sh</pre><pre>fence with ``` inside</pre>"
+        f"<section><h2>How we test</h2>{_PROSE * 2}</section></main></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"
+    assert "Rated for H2O at 4oC, our 95th Winter buoy." in found.content  # was `H 2 O`, `95 th`, `W inter`
+    assert "New Harbour kit" in found.content  # a styled badge stays a word of its own
+    assert "```\n$ tar xf buoy.tgz\n$ ./install.sh\n```" in found.content  # was one line
+    assert "````\nfence with ``` inside\n````" in found.content  # a longer fence than the code's backticks
+
+
 def test_a_table_without_header_cells_still_comes_back_as_a_markdown_table() -> None:
     # documentation often lists options in a table of plain cells; trafilatura writes its rows without `|---|`
     rows = "".join(f"<tr><td><code>opt_{i}</code></td><td>What option {i} changes.</td></tr>" for i in range(5))

@@ -8,11 +8,13 @@ lxml tree once.
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree  # type: ignore[import-untyped]
 
 from weblens.fetch.tables import table_row, table_rule
 
-__all__ = ["element_markdown"]
+__all__ = ["code_text", "element_markdown", "fenced"]
 
 _SKIP = frozenset({"script", "style", "template", "svg", "button", "select", "input", "noscript", "iframe", "head"})
 _BLOCK = frozenset(
@@ -27,6 +29,7 @@ _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 # A table's own rows, not those of tables nested in its cells (their text is in the cell: listed again, each level
 # of nesting repeated all below it, 50 nested tables made 49 MB of a 1 MB post).
 _OWN_ROWS = etree.XPath("descendant::tr[count(ancestor::table[1] | $table) = 1]")
+_BACKTICKS = re.compile("`+")
 # Quotes nested deeper than this are not marked again: each mark repeats every line under it (200 nested quotes
 # made 20 MB of a 0.8 MB post); forums nest quotes a few levels.
 _MAX_QUOTES = 8
@@ -183,6 +186,26 @@ def _render_inline(child: etree._Element) -> str:
     return writer.result()
 
 
+def code_text(pre: etree._Element) -> str:
+    """A `<pre>`'s text as the page shows it: its `<br>`s are line breaks (`text_content` glued the lines)."""
+    if next(pre.iter("br"), None) is None:
+        return pre.text_content().strip("\n")
+    parts: list[str] = []
+    for event, element in etree.iterwalk(pre, events=("start", "end")):
+        if event == "start":
+            parts.append("\n" if element.tag == "br" else element.text or "")
+        elif element is not pre:
+            parts.append(element.tail or "")
+    return "".join(parts).strip("\n")
+
+
+def fenced(code: str) -> str:
+    """`code` as a fenced block whose fence is longer than any run of backticks in it (else it closes early)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{code}\n{fence}"
+
+
 def _cell_text(cell: etree._Element) -> str:
     """A cell's words on one line, its paragraphs, lines and nested tables' cells apart (`text_content` glued
     them: `Oslo120Bergen80`)."""
@@ -256,7 +279,7 @@ def _blocks(element: etree._Element, out: list[str], quotes: int = 0) -> None:
             out.append("#" * _HEADINGS[tag] + " " + " ".join(child.text_content().split()))
         elif tag == "pre":
             flush()
-            out.append("```\n" + child.text_content().strip("\n") + "\n```")
+            out.append(fenced(code_text(child)))
         elif tag == "table":
             flush()
             out.append(_table(child))
