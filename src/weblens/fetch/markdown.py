@@ -189,7 +189,7 @@ def _render_inline(child: etree._Element) -> str:
 def code_text(pre: etree._Element) -> str:
     """A `<pre>`'s text as the page shows it: its `<br>`s are line breaks (`text_content` glued the lines)."""
     if next(pre.iter("br"), None) is None:
-        return pre.text_content().strip("\n")
+        return "".join(pre.itertext()).strip("\n")
     parts: list[str] = []
     for event, element in etree.iterwalk(pre, events=("start", "end")):
         if event == "start":
