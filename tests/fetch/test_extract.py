@@ -55,6 +55,19 @@ def test_markdown_has_no_escaped_underscores_or_underline_tags() -> None:
     assert "Director_Oh" in found.content and "\\_" not in found.content and "<u>" not in found.content
 
 
+def test_a_backslash_before_an_underscore_in_code_is_the_page_s_own() -> None:
+    words = "The build writes its report next to the sources, one file for each run of the suite. " * 3
+    page = (
+        f"<html><body><article><h1>Reports</h1><p>{words}</p>"
+        "<p>In LaTeX write <code>my\\_report</code> for my_report, as in:</p>"
+        "<pre><code>\\input{my\\_report\\_final.tex}</code></pre>"
+        f"<p>{words}</p></article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+    assert "`my\\_report` for my_report" in content  # trafilatura's own escape of prose `_` undone, not the code's
+    assert "\\input{my\\_report\\_final.tex}" in content
+
+
 def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:
     words = "The lab logs every sample it draws from the harbour, and the log is read aloud each morning. " * 3
     page = (

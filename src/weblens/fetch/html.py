@@ -135,8 +135,9 @@ _DATE_KEYS = (
 )  # fmt: skip
 # trafilatura writes underlined, superscript and subscript words as inline HTML; they are read as the page
 # shows them (`H2O`, `95th`, a footnote's `[1]` after its word), as the page-text path reads them. Not `\<u>`
-# (the page's own text, escaped) nor inside a code span (group 1, kept). Linear: no nested repetition.
-_INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>")
+# (the page's own text, escaped) nor inside a code span (group 1, kept). Linear: no nested repetition. The escaped
+# `_` trafilatura writes (group 2) is unescaped there too; in code it escapes nothing, so a `\_` is the page's own.
+_INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>|\\(_)")
 # The words `without_title` compares: a heading's and the title's, case and punctuation aside.
 _WORD = re.compile(r"\w+")
 _INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "video", "audio", "head")
@@ -349,15 +350,15 @@ def _page_text(tree: lxml_html.HtmlElement) -> tuple[list[Line], int]:
 
 
 def _clean_markdown(text: str) -> str:
-    # trafilatura escapes every `_` (a word character: `snake\_case` is two words); other escapes are left.
-    # Inside a fenced block, tags are the page's own code.
-    parts = text.replace("\\_", "_").split("```")
-    parts[::2] = [_INLINE_TAGS.sub(_code_span, part) if "<" in part else part for part in parts[::2]]
+    # trafilatura escapes every `_` outside code (a word character: `snake\_case` is two words); other escapes
+    # are left. Inside a fenced block or a code span, tags and backslashes are the page's own code.
+    parts = text.split("```")
+    parts[::2] = [_INLINE_TAGS.sub(_code_span, part) if "<" in part or "\\_" in part else part for part in parts[::2]]
     return "```".join(parts).strip()
 
 
 def _code_span(found: re.Match[str]) -> str:
-    return found.group(1) or ""
+    return found.group(1) or found.group(2) or ""
 
 
 def _fence_one_line_code(tree: lxml_html.HtmlElement) -> None:
