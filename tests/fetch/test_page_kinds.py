@@ -76,6 +76,30 @@ async def test_a_page_that_declares_an_article_keeps_the_main_content_cut(
     assert "Deck lantern, copper" not in page.content
 
 
+async def test_a_short_article_on_a_page_of_menus_and_comments_is_the_article(
+    pages: PageServer, settings: Settings, cache: Cache
+):
+    menu = "".join(f"<div class='menu'><a href='/s/{i}'>Section {i} news and stories</a></div>" for i in range(300))
+    comments = "".join(
+        f"<div class='comment'><b>reader{i}</b><p>I read this and think the council should look again at it.</p></div>"
+        for i in range(120)
+    )
+    brief = (
+        "<p>The harbour council voted on Tuesday to keep the old lighthouse lit through the winter, reversing "
+        "a plan to switch it off in November.</p><p>Keepers will share the night shifts with volunteers from "
+        "the rowing club, and the lamp will be serviced in March before the sailing season opens.</p>"
+    )
+    html = (
+        "<html><head><title>Lighthouse stays lit</title><meta property='og:type' content='article'></head><body>"
+        f"<div class='header'>{menu}</div><article><h1>Lighthouse stays lit</h1>{brief}</article>"
+        f"<div class='comments'>{comments}</div></body></html>"
+    )
+    pages.route("GET", "/brief", Reply(body=html, content_type="text/html"))
+    page = await fetch(pages.url("/brief"), settings=settings, cache=cache)
+    assert page.content.startswith("The harbour council voted on Tuesday")  # was under 3 000 words of menus
+    assert "Section 7 news" not in page.content and "reader3" not in page.content
+
+
 async def test_a_nextjs_shell_is_read_from_its_data(pages: PageServer, settings: Settings, cache: Cache):
     page = await fetch(pages.url("/next-shell"), settings=settings, cache=cache)
     assert page.extractor == "hydration" and page.note is None
