@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from weblens.fetch import wild_text
 from weblens.fetch.extract import extract
+from weblens.testing.pages import page_fixture
 
 _SEASONS = (
     "<p>Our crews have serviced moorings along this coast for thirty years, and every buoy we lay is checked by the "
@@ -89,3 +90,13 @@ def test_a_gap_of_a_few_words_is_not_worth_the_page_text() -> None:
 
     assert found.extractor == "trafilatura"
     assert "Call" not in found.content and "We keep a **written log**" in found.content
+
+
+def test_a_heading_goes_back_above_the_paragraph_it_heads_when_the_pass_wrote_lines_one_apart() -> None:
+    """trafilatura writes a button's text and the next paragraph one line apart (no blank line): a heading cut
+    from between them goes back between them, not below both."""
+    found = extract(page_fixture("page_service_features.html"), "text/html")
+    assert found.extractor == "gaps"
+    content = found.content
+    assert content.index("Start free trial") < content.index("## Everything you need") < content.index("Connect your")
+    assert content.index("### Fast setup") < content.index("Connect your") < content.index("### Automatic reminders")

@@ -66,6 +66,8 @@ _GAIN = 0.3
 # level on both folds, 2019 articles unchanged. Every gain from 0.05 to 0.3, held share 0.5 to 0.8, or prose
 # from 10 words does as well (lower or higher); prose of 1 word costs collections fold 0.
 _KEPT_WORDS = 3
+# The lines of the pass's markdown that run on from the line before: a table's row, a list's item, an indented line.
+_STRUCTURED = re.compile(r"\s*(?:\||[-*+] |\d+[.)] )|\s{2,}\S")
 _GAP_WORDS = {"h": 1, "li": 1, "row": 1, "p": 5}
 _GAP_GAIN = 0.15
 _GAP_HELD = 0.5
@@ -221,22 +223,43 @@ def _runs(words: list[str]) -> Iterator[tuple[str, ...]]:
     return zip(words, words[1:], words[2:], strict=False)
 
 
-def _chunks(markdown: str) -> list[str]:
-    """The pass's markdown split at its blank lines, never inside a fenced code block."""
+def _chunks(markdown: str) -> tuple[list[str], list[str]]:
+    """The pass's markdown in the parts a left-out block can go between, and the separator before each part: one
+    part per line but for a code block's lines and the rows of a table or a list, which stay together.
+    trafilatura writes blocks of the page one line apart too; a heading put back after such a run of lines landed
+    after all of it, below the paragraph it heads."""
     chunks: list[str] = []
+    separators: list[str] = []  # the one before each part: a blank line or a line break
     current: list[str] = []
+    blank = True
     fenced = False
     for line in markdown.split("\n"):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-        if line.strip() or fenced:
+        fence = line.lstrip().startswith("```")
+        if fenced:
             current.append(line)
-        elif current:
-            chunks.append("\n".join(current))
+            fenced = not fence
+            continue
+        if not line.strip():
+            blank = True
+            continue
+        joins = (
+            current
+            and not blank
+            and not fence
+            and not current[0].lstrip().startswith("```")
+            and _STRUCTURED.match(line) is not None
+            and _STRUCTURED.match(current[-1]) is not None
+        )
+        if not joins:
+            if current:
+                chunks.append("\n".join(current))
+            separators.append("\n\n" if blank else "\n")
             current = []
+        current.append(line)
+        fenced, blank = fence, False
     if current:
         chunks.append("\n".join(current))
-    return chunks
+    return chunks, separators
 
 
 def _held_share(key: list[str], where: dict[tuple[str, ...], int], shorter: set[tuple[str, ...]]) -> float:
@@ -257,7 +280,7 @@ def fill_gaps(lines: list[Line], kept: str) -> str | None:
     keys = [_WORD.findall(" ".join(text for _, text in block).lower()) for _, block in blocks]
     if sum(len(key) >= _KEPT_WORDS for key in keys) < 2:
         return None  # no two blocks can be held: no span (and the output is not indexed, its costliest part)
-    chunks = _chunks(kept)
+    chunks, separators = _chunks(kept)
     chunk_words = [_WORD.findall(chunk.lower()) for chunk in chunks]
     # each run of the output: the first chunk holding it (filled backwards, so the first chunk writes last; in
     # C, not a Python loop per word: on a 5 MB page this index cost more than trafilatura's whole pass)
@@ -291,7 +314,7 @@ def fill_gaps(lines: list[Line], kept: str) -> str | None:
         return None
     out: list[str] = []
     for index, chunk in enumerate(chunks):
-        out.append(chunk)
+        out += ("\n\n" if index - 1 in after else separators[index] if index else "", chunk)
         if index in after:
-            out.append(lines_markdown(after[index]))
-    return "\n\n".join(out)
+            out += ("\n\n", lines_markdown(after[index]))
+    return "".join(out)
