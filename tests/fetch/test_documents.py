@@ -4,7 +4,9 @@ type or by magic bytes, paged like any page; zip bombs are refused before they i
 
 from __future__ import annotations
 
+import io
 import sys
+import zipfile
 
 import pytest
 
@@ -249,3 +251,42 @@ async def test_an_odt_keeps_nested_lists_and_merged_cells_in_their_columns(
     assert "- Gulls\n  - Herring gull\n  - Common gull\n- Terns" in page.content  # was `GullsHerring gullCommon gull`
     assert "| Unknown |  | Pier |" in page.content  # was `| Unknown | Pier |  |`
     assert "| Puffin Fratercula | 12 | Cliff |" in page.content
+
+
+async def test_an_epub_chapter_in_the_charset_its_xml_declaration_names_reads_as_written(
+    served: PageServer, fetcher_settings: Settings
+) -> None:
+    body, content_type = make_document("epub")
+    chapter = (
+        '<?xml version="1.0" encoding="ISO-8859-1"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>c1</title>'
+        "</head><body><h1>Café Chapter</h1><p>Déjà vu in Zürich, où la crème brûlée coûte cher.</p></body></html>"
+    ).encode("latin-1")  # EPUB 2 allows any charset an XML declaration names
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(body)) as source, zipfile.ZipFile(out, "w") as target:
+        for member in source.infolist():
+            target.writestr(member, chapter if member.filename == "OEBPS/c1.xhtml" else source.read(member))
+    served.route("GET", "/latin.epub", Reply(body=out.getvalue(), content_type=content_type))
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        page = await fetcher.fetch(served.url("/latin.epub"))
+    assert "# Café Chapter" in page.content and "Déjà vu in Zürich, où la crème brûlée" in page.content  # was `Caf�`
+
+
+async def test_a_sheet_s_dates_and_whole_numbers_read_as_a_spreadsheet_shows_them(
+    served: PageServer, fetcher_settings: Settings
+) -> None:
+    import datetime
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in (("Sailing", "Day", "Crew"), ("Spring", datetime.datetime(2024, 3, 1), 12.0),
+                ("Night", datetime.datetime(2024, 3, 1, 21, 30), 4.5)):  # fmt: skip
+        sheet.append(row)
+    saved = io.BytesIO()
+    book.save(saved)
+    served.route("GET", "/sailings.xlsx", Reply(body=saved.getvalue(), content_type=CONTENT_TYPES["xlsx"]))
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        page = await fetcher.fetch(served.url("/sailings.xlsx"))
+    assert "| Spring | 2024-03-01 | 12 |" in page.content  # was `2024-03-01 00:00:00`
+    assert "| Night | 2024-03-01 21:30:00 | 4.5 |" in page.content

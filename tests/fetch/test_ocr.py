@@ -56,6 +56,33 @@ async def test_without_ocr_a_scanned_pdf_says_what_to_install(
     assert page.note is not None and "pip install 'weblens[ocr]'" in page.note
 
 
+@needs_ocr
+async def test_the_scanned_pages_of_a_pdf_with_a_text_layer_elsewhere_are_read_by_ocr(pages: PageServer) -> None:
+    from weblens.testing.documents import TYPED_LINE, mixed_pdf
+
+    pages.route("GET", "/mixed.pdf", Reply(body=mixed_pdf(), content_type="application/pdf"))
+    async with Fetcher(_ocr_settings(pages), cache=Cache(None)) as fetcher:
+        page = await fetcher.fetch(pages.url("/mixed.pdf"))
+    first, second = page.content.split("## Page 2")
+    assert TYPED_LINE in first and SCANNED_LINES[0] in second  # was "(no text on this page)", and no note
+    assert page.extractor == "pypdf+rapidocr" and page.note is not None and "Page 2 has no text layer" in page.note
+
+
+async def test_without_ocr_the_scanned_pages_of_a_pdf_are_named_with_what_to_install(
+    pages: PageServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from weblens.testing.documents import mixed_pdf
+
+    pages.route("GET", "/mixed-no-ocr.pdf", Reply(body=mixed_pdf(), content_type="application/pdf"))
+    monkeypatch.setitem(sys.modules, "rapidocr", None)  # as if the extra were not installed
+    ocr.ocr_engine_loaded.cache_clear()
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 0})
+    page = await fetch(pages.url("/mixed-no-ocr.pdf"), settings=settings, cache=Cache(None))
+    assert page.extractor == "pypdf" and "(no text on this page)" in page.content
+    assert page.note is not None and page.note.startswith("Page 2 has no text layer")
+    assert "pip install 'weblens[ocr]'" in page.note
+
+
 def _ocr_settings(pages: PageServer) -> Settings:
     return Settings(fetch={"allowed_hosts": [pages.host], "workers": 1, "extract_timeout": 30, "timeout": 60})
 

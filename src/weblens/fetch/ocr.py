@@ -116,10 +116,12 @@ def _transparent(image: Any) -> bool:
     return image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info)
 
 
-def ocr_pdf_pages(reader: Any) -> list[str]:
-    """The OCR text of each of a pypdf reader's first `MAX_OCR_PAGES` pages, from their images."""
+def ocr_pdf_pages(reader: Any, numbers: list[int] | None = None) -> list[str]:
+    """The OCR text of each of a pypdf reader's first `MAX_OCR_PAGES` pages (or of those of `numbers`, counted
+    from 0), from their images."""
+    chosen = list(range(len(reader.pages))) if numbers is None else numbers
     texts = []
-    for page in list(reader.pages)[:MAX_OCR_PAGES]:
+    for page in (reader.pages[number] for number in chosen[:MAX_OCR_PAGES]):
         lines = []
         for number, picture in enumerate(page.images):
             if number >= MAX_IMAGES_PER_PAGE:

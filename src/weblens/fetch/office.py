@@ -13,6 +13,7 @@ Runs in a worker process, under the extraction deadline and the worker's memory 
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import re
 import zipfile
@@ -21,6 +22,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from weblens.errors import TooLargeError, UnsupportedContentError
+from weblens.fetch.decode import decode_body
 from weblens.fetch.tables import table_row
 
 __all__ = [
@@ -152,6 +154,10 @@ def check_zip(body: bytes) -> None:
 
 
 def _cell(value: object) -> str:
+    if isinstance(value, datetime.datetime) and value.time() == datetime.time():
+        value = value.date()  # a spreadsheet's date, not `2024-03-01 00:00:00`
+    elif isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)  # `12`, not `12.0` (ODF and CSV numbers are floats)
     text = "" if value is None else " ".join(str(value).split())
     if len(text) > MAX_CELL_CHARS:
         text = text[: MAX_CELL_CHARS - 1] + "…"
@@ -221,8 +227,6 @@ def _lines(text: str) -> Iterator[str]:
 
 
 def _csv(body: bytes, content_type: str) -> tuple[str, str]:
-    from weblens.fetch.decode import decode_body
-
     text, _ = decode_body(body, content_type)
     try:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
@@ -551,7 +555,8 @@ def _epub(body: bytes) -> tuple[str, str]:
         item = book.get_item_with_id(item_id)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
-        markup = item.content.decode("utf-8", "replace")  # get_content() re-parses it, and loses a long text
+        # get_content() re-parses it, and loses a long text; EPUB 2 allows any charset its XML declaration names
+        markup, _ = decode_body(item.content, "application/xhtml+xml", html=True)
         text = html_markdown(markup[:MAX_CHAPTER_CHARS])
         if len(markup) > MAX_CHAPTER_CHARS:
             read = f"only the first {MAX_CHAPTER_CHARS:,} of its {len(markup):,} characters are read"

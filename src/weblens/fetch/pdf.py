@@ -49,6 +49,36 @@ def _scanned(reader: PdfReader, title: str) -> PdfText:
     return PdfText(page_sections(texts), title, note, ocr=True)
 
 
+def _with_scanned_pages(reader: PdfReader, texts: list[str], title: str) -> PdfText:
+    """A PDF of text pages and scanned ones (pages with images and no text layer): those read by OCR, or a note
+    naming them and what would read them."""
+    from weblens.fetch.ocr import MAX_OCR_PAGES, ocr_missing, ocr_pdf_pages
+
+    scans = [number for number, text in enumerate(texts) if not text and reader.pages[number].images]
+    if not scans:
+        return PdfText(page_sections(texts), title)
+    named = _page_list(scans)
+    missing = ocr_missing()
+    if missing is not None:
+        return PdfText(page_sections(texts), title, f"{named} no text layer (scans?); to read them by OCR, {missing}")
+    for number, text in zip(scans, ocr_pdf_pages(reader, scans), strict=False):
+        texts[number] = text
+    read = scans[:MAX_OCR_PAGES]
+    note = f"{_page_list(read)} no text layer and {'was' if len(read) == 1 else 'were'} read by OCR (rapidocr) from "
+    note += "images: expect misread words and spacing there."
+    if len(scans) > MAX_OCR_PAGES:
+        note += f" Only the first {MAX_OCR_PAGES} such pages were read."
+    return PdfText(page_sections(texts), title, note, ocr=True)
+
+
+def _page_list(numbers: list[int]) -> str:
+    """`Page 3 has` / `Pages 2, 3 and 9 have` (the numbers counted from 0), at most ten named."""
+    shown = [str(number + 1) for number in numbers[:10]] + (["more"] if len(numbers) > 10 else [])
+    if len(shown) == 1:
+        return f"Page {shown[0]} has"
+    return f"Pages {', '.join(shown[:-1])} and {shown[-1]} have"
+
+
 def pdf_to_text(body: bytes) -> PdfText:
     """The text of every page, the title, and a note. Unreadable → UnsupportedContentError."""
     try:
@@ -61,6 +91,8 @@ def pdf_to_text(body: bytes) -> PdfText:
             title = str(reader.metadata.title)
         if texts and not any(texts):
             return _scanned(reader, title)
+        if not all(texts):
+            return _with_scanned_pages(reader, texts, title)
     except LimitReachedError as exc:  # a stream (a page's text, a scan's image) that would inflate past pypdf's cap
         raise TooLargeError(
             f"the PDF was not read: one of its streams (a page's text or image) inflates past what pypdf "

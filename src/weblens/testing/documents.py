@@ -335,6 +335,25 @@ def scanned_pdf(pages: int = 1, lines: tuple[str, ...] = SCANNED_LINES) -> bytes
     return out.getvalue()
 
 
+TYPED_LINE = "Cover letter: the scanned invoice follows"
+"""The text layer of `mixed_pdf`'s first page."""
+
+
+def mixed_pdf(lines: tuple[str, ...] = SCANNED_LINES) -> bytes:
+    """A PDF whose first page has a text layer (`TYPED_LINE`) and whose second is a scan of `lines`."""
+    from pypdf import PdfReader, PdfWriter
+
+    from weblens.testing.pages import make_pdf
+
+    writer = PdfWriter()
+    for body in (make_pdf([TYPED_LINE]), scanned_pdf(1, lines)):
+        for page in PdfReader(io.BytesIO(body)).pages:
+            writer.add_page(page)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 IMAGE_CONTENT_TYPES = {
     "png": "image/png",
     "jpeg": "image/jpeg",
