@@ -169,6 +169,21 @@ def test_page_text_keeps_a_word_whole_across_its_formatting_and_code_lines_apart
     assert "````\nfence with ``` inside\n````" in found.content  # a longer fence than the code's backticks
 
 
+def test_page_text_numbers_ordered_lists_and_nests_lists_under_their_item() -> None:
+    page = (
+        "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body><main>"
+        f"<h1>Mooring buoys</h1><div class='grid'>{_PRICED_CARDS}</div><h2>Laying a buoy</h2>"
+        "<ol start='2'><li>Check the chain<ul><li>every link</li><li>every shackle pin</li></ul></li>"
+        "<li>Lower the sinker</li></ol>"
+        f"<section><h2>How we test</h2>{_PROSE * 2}</section></main></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "page-text"
+    assert "2. Check the chain\n   - every link\n   - every shackle pin\n3. Lower the sinker" in found.content
+    assert "ordered_list_open" in _blocks(found.content)  # a markdown renderer reads it as a numbered list
+
+
 def test_a_table_without_header_cells_still_comes_back_as_a_markdown_table() -> None:
     # documentation often lists options in a table of plain cells; trafilatura writes its rows without `|---|`
     rows = "".join(f"<tr><td><code>opt_{i}</code></td><td>What option {i} changes.</td></tr>" for i in range(5))

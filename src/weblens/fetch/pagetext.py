@@ -41,6 +41,7 @@ _MAIN_SHARE = 0.5
 _ROLE_MAIN = etree.XPath("descendant::*[@role='main']")
 # Line kinds that follow each other without a blank line (a list's items, a table's rows).
 _RUNS = frozenset({"li", "row"})
+_LIST_TAGS = frozenset({"ul", "ol", "li"})
 # Punctuation that closes the words before it, and brackets that open the words after: where two text nodes
 # meet with no space between them (`<b>Note</b>: read`, `word<sup>1</sup>, next`, `(<a>link</a>)`), the
 # punctuation is read onto its word instead of standing apart. Words themselves are never joined.
@@ -126,10 +127,41 @@ class _Table:
         self.cells = []
 
 
+class _Lists:
+    """The lists open around the walk: each item's mark (`- `, or `N. ` in an ordered list, from its `start`),
+    indented under the item it is nested in, as markdown nests lists."""
+
+    def __init__(self) -> None:
+        self.open_lists: list[tuple[etree._Element, str, list[int]]] = []  # (list, its indent, its next number)
+        self.items: list[tuple[etree._Element, str]] = []  # (item, the indent of what is nested in it)
+
+    def open(self, element: etree._Element) -> None:
+        start = element.get("start", "1") if element.tag == "ol" else ""
+        number = [int(start) if start.isdigit() and len(start) < 9 else 1]
+        self.open_lists.append((element, self.items[-1][1] if self.items else "", number))
+
+    def item(self, element: etree._Element) -> str:
+        indent, mark = "", "- "
+        if self.open_lists and self.open_lists[-1][0] is element.getparent():
+            parent, indent, number = self.open_lists[-1]
+            if parent.tag == "ol":
+                mark = f"{number[0]}. "
+                number[0] += 1
+        self.items.append((element, indent + " " * len(mark)))
+        return indent + mark
+
+    def close(self, element: etree._Element) -> None:
+        if self.items and self.items[-1][0] is element:
+            self.items.pop()
+        elif self.open_lists and self.open_lists[-1][0] is element:
+            self.open_lists.pop()
+
+
 def page_lines(root: etree._Element) -> tuple[list[Line], int]:
     """The text under `root` as markdown lines (a line per block, `#` headings, `-` items, fenced code, table
     rows) and how many words of the page's own it holds (the markers not counted)."""
     writer = _Writer()
+    lists = _Lists()
     tables: list[_Table] = []  # the data tables open around the walk, innermost last
     walk = etree.iterwalk(root, events=("start", "end"))
     for event, element in walk:
@@ -156,8 +188,11 @@ def page_lines(root: etree._Element) -> tuple[list[Line], int]:
                 continue
             elif tag in _HEADINGS:
                 writer.start("h", "#" * _HEADINGS[tag] + " ")
+            elif tag in ("ul", "ol"):
+                writer.flush()
+                lists.open(element)
             elif tag == "li":
-                writer.start("li", "- ")
+                writer.start("li", lists.item(element))
             elif tag in _BLOCKS:
                 writer.flush()
             writer.joined = _in_word(element) and _follows_text(element)
@@ -177,6 +212,8 @@ def page_lines(root: etree._Element) -> tuple[list[Line], int]:
                 writer.flush()
         elif tag in _BLOCKS:
             writer.flush()
+        if tag in _LIST_TAGS:
+            lists.close(element)
         _tail(writer, element, root)
     writer.flush()
     return writer.lines, writer.count
