@@ -68,6 +68,19 @@ def test_a_backslash_before_an_underscore_in_code_is_the_page_s_own() -> None:
     assert "\\input{my\\_report\\_final.tex}" in content
 
 
+def test_a_footnote_mark_stays_apart_from_the_number_before_it() -> None:
+    note = "<sup id='fnref:{0}'><a href='#fn:{0}' class='footnote-ref' role='doc-noteref'>{0}</a></sup>"
+    words = "Every winter my starter sulks, and dough that doubled in four hours takes nine in January. " * 3
+    page = (
+        f"<html><body><article><h1>Sourdough</h1><p>{words}</p><p>The bakery was founded in 1998{note.format(1)} "
+        f"and a bag of flour now costs $12{note.format(2)} here, for the 95<sup>th</sup> loaf in summer.</p>"
+        f"<p>{words}</p></article></body></html>"
+    )
+    content = extract(page.encode(), "text/html").content
+    assert "founded in 1998\\[1\\]" in content and "$12\\[2\\] here" in content  # was `19981`, `$122`
+    assert "the 95th loaf" in content  # a superscript that is no note's mark still reads onto its word
+
+
 def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:
     words = "The lab logs every sample it draws from the harbour, and the log is read aloud each morning. " * 3
     page = (
