@@ -69,6 +69,19 @@ def test_a_service_page_keeps_every_section_in_page_order() -> None:
         assert left_out not in content
 
 
+def test_a_newsletter_box_written_without_a_break_between_its_heading_and_text_stays_out() -> None:
+    # minified: `text_content` read `...by emaili write about...`, so the box's words matched nothing
+    box = (
+        "<div class='newsletter-signup'><h3>Get new posts by email</h3><p>I write about rigging and repairs about "
+        "once a month. No spam, unsubscribe at any time.</p><form action='/subscribe'><input type='email'></form></div>"
+    )
+    found = extract(_page().replace(b"<section class='faq-list'>", box.encode() + b"<section class='faq-list'>"),
+                    "text/html")  # fmt: skip
+
+    assert found.extractor == "sections"
+    assert "I write about rigging" not in found.content and "## Questions" in found.content
+
+
 def test_a_page_that_declares_an_article_keeps_the_main_content_pass() -> None:
     article = "<script type='application/ld+json'>{\"@type\": \"Article\", \"headline\": \"Rigging\"}</script>"
     # JSON-LD is the site's own word for this page: it stands wherever the address files the page

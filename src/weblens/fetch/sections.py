@@ -100,7 +100,8 @@ def mounted_box_words(tree: etree._Element) -> str:
 
 def _box_words(boxes: set[etree._Element]) -> str:
     outer = [box for box in boxes if box.tag not in _NOT_BOXES and not any(up in boxes for up in box.iterancestors())]
-    return " ".join(_words(box.text_content()) for box in outer)
+    # each text node apart: `text_content` glued a box's heading to its next paragraph in minified HTML
+    return " ".join(_words(" ".join(box.itertext())) for box in outer)
 
 
 def reads_boxes(text: str, boxes: str) -> bool:
