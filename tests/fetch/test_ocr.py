@@ -68,6 +68,20 @@ async def test_the_scanned_pages_of_a_pdf_with_a_text_layer_elsewhere_are_read_b
     assert page.extractor == "pypdf+rapidocr" and page.note is not None and "Page 2 has no text layer" in page.note
 
 
+@needs_ocr
+def test_ocr_stops_short_of_the_extraction_time_limit_and_names_the_pages_it_left() -> None:
+    """A full-page scan takes seconds: pages past the time limit stay unread (and named), so the rest of the
+    document still comes back instead of the worker being stopped with nothing."""
+    from weblens.fetch.extract import extract
+    from weblens.testing.documents import TYPED_LINE, mixed_pdf
+
+    out = extract(mixed_pdf(), "application/pdf", time_limit=1e-9)
+    assert TYPED_LINE in out.content and SCANNED_LINES[0] not in out.content
+    assert out.note is not None and "Page 2 has no text layer and was not read" in out.note
+    assert "fetch.extract_timeout" in out.note
+    assert SCANNED_LINES[0] in extract(mixed_pdf(), "application/pdf", time_limit=60).content
+
+
 async def test_without_ocr_the_scanned_pages_of_a_pdf_are_named_with_what_to_install(
     pages: PageServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

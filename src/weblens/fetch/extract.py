@@ -19,6 +19,7 @@ from weblens.fetch.decode import decode_body
 from weblens.fetch.feeds import is_feed
 from weblens.fetch.images import image_kind
 from weblens.fetch.notebook import is_notebook, notebook_markdown
+from weblens.fetch.ocr import OcrBudget
 from weblens.fetch.office import READER_NAMES, document_kind
 
 __all__ = ["Extracted", "extract", "inflates", "media_type"]
@@ -158,13 +159,18 @@ def inflates(body: bytes, content_type: str, url: str = "") -> bool:
     return _route(body, content_type, url, raw=False)[0] in ("image", "document", "pdf")
 
 
-def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False) -> Extracted:
-    """Turn a body into text; `raw` keeps HTML source as it is. Raises UnsupportedContentError."""
+def extract(
+    body: bytes, content_type: str, url: str = "", *, raw: bool = False, time_limit: float | None = None
+) -> Extracted:
+    """Turn a body into text; `raw` keeps HTML source as it is. `time_limit`: the seconds the caller allows this
+    read, which OCR (seconds a page) stops short of, leaving the pages it had no time for unread and named.
+    Raises UnsupportedContentError."""
+    budget = OcrBudget(time_limit)
     reader, kind = _route(body, content_type, url, raw)
     if reader == "image":
         from weblens.fetch.images import image_to_text
 
-        read = image_to_text(body, kind, media_type(content_type))
+        read = image_to_text(body, kind, media_type(content_type), budget)
         return Extracted(read.text, "rapidocr", note=read.note)
     if reader == "document":
         from weblens.fetch.office import document_to_markdown
@@ -176,7 +182,7 @@ def extract(body: bytes, content_type: str, url: str = "", *, raw: bool = False)
     if reader == "pdf":
         from weblens.fetch.pdf import pdf_to_text
 
-        pdf = pdf_to_text(body)
+        pdf = pdf_to_text(body, budget)
         return Extracted(pdf.text, "pypdf+rapidocr" if pdf.ocr else "pypdf", pdf.title, note=pdf.note)
     if reader == "json":
         return _json(body, content_type)

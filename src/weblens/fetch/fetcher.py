@@ -469,7 +469,7 @@ class Fetcher(AsyncClosing):
             raise ToolTimeoutError(f"fetching {got.final_url} took longer than {self.settings.fetch.timeout:g} s",
                                    retryable=False)  # fmt: skip
         done = f"downloaded {len(got.body):,} bytes from {got.final_url}"
-        work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw)
+        work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw, time_limit=limit)
         small = self.settings.fetch.in_process_bytes or 0
         # a document, PDF or image can inflate far past its size: only a worker's limits hold it
         in_process = 0 < len(got.body) <= small and not inflates(got.body, got.content_type, got.final_url)

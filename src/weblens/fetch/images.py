@@ -19,7 +19,7 @@ import warnings
 from typing import Any, NamedTuple
 
 from weblens.errors import TooLargeError, UnsupportedContentError
-from weblens.fetch.ocr import MAX_OCR_PAGES, MAX_OCR_PIXELS, ocr_missing, read_image
+from weblens.fetch.ocr import MAX_OCR_PAGES, MAX_OCR_PIXELS, OcrBudget, ocr_missing
 
 __all__ = ["IMAGE_TYPES", "MAX_IMAGE_PIXELS", "ImageText", "image_kind", "image_to_text"]
 
@@ -128,7 +128,7 @@ def _eight_bit(image: Any) -> Any:
     return Image.fromarray(scaled.astype(numpy.uint8), "L")
 
 
-def _frame(image: Any, download: int) -> str:
+def _frame(image: Any, download: int, budget: OcrBudget) -> str:
     """The OCR text of the image's current frame, decoded as small as OCR needs it, if that is
     at most `MAX_IMAGE_PIXELS`."""
     from PIL import ImageOps
@@ -140,10 +140,10 @@ def _frame(image: Any, download: int) -> str:
     _check_size(image, download)  # the size it will decode to (each page of a TIFF declares its own)
     image.load()
     ImageOps.exif_transpose(image, in_place=True)  # a phone's photo of a page, upright (no copy of the pixels)
-    return read_image(_eight_bit(image))
+    return budget.read(_eight_bit(image))
 
 
-def image_to_text(body: bytes, kind: str, media_type: str = "") -> ImageText:
+def image_to_text(body: bytes, kind: str, media_type: str = "", budget: OcrBudget | None = None) -> ImageText:
     """The text in an image by OCR, with a note saying so. Without OCR here, or unreadable →
     UnsupportedContentError; larger than `MAX_IMAGE_PIXELS` → TooLargeError."""
     missing = ocr_missing()
@@ -155,11 +155,14 @@ def image_to_text(body: bytes, kind: str, media_type: str = "") -> ImageText:
         warnings.simplefilter("ignore")  # Pillow warns of oddities it reads past (corrupt EXIF, ...); bombs: our bound
         image = _open(body, kind, media_type)
         texts = []
+        budget = budget or OcrBudget()
         try:
             frames = getattr(image, "n_frames", 1) if kind == "tiff" else 1
             for number in range(min(frames, MAX_OCR_PAGES)):
+                if not budget.allows():
+                    break
                 image.seek(number)
-                texts.append(_frame(image, len(body)))
+                texts.append(_frame(image, len(body), budget))
         except (OSError, ValueError, SyntaxError, EOFError) as exc:
             raise _unreadable(kind, media_type, exc) from None
     if frames > 1:
@@ -169,7 +172,9 @@ def image_to_text(body: bytes, kind: str, media_type: str = "") -> ImageText:
     else:
         text = texts[0]
     note = f"The text was read by OCR (rapidocr) from a {kind.upper()} image: expect misread words and spacing."
-    if frames > MAX_OCR_PAGES:
+    if budget.stopped:
+        note += f" OCR stopped after {len(texts)} of its {frames} pages, to finish within fetch.extract_timeout."
+    elif frames > MAX_OCR_PAGES:
         note += f" Only the first {MAX_OCR_PAGES} of its {frames} pages were read."
     if not any(texts):
         note = f"OCR (rapidocr) found no text in the {kind.upper()} image."

@@ -11,6 +11,7 @@ thread, so the deadline's CPU time is the page's wall time). The engine loads on
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 from weblens.errors import UnsupportedContentError
@@ -31,6 +32,8 @@ __all__ = [
 
 OCR_INSTALL = "pip install 'weblens[ocr]'"
 MAX_OCR_PAGES = 20
+OCR_TIME_SHARE = 0.8
+"""The share of the extraction's time limit OCR may fill before it stops starting pages."""
 MAX_IMAGES_PER_PAGE = 4
 MAX_OCR_PIXELS = 4_000_000
 """An image larger than this (about 2000 x 2000) is scaled down before it is read."""
@@ -116,16 +119,41 @@ def _transparent(image: Any) -> bool:
     return image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info)
 
 
-def ocr_pdf_pages(reader: Any, numbers: list[int] | None = None) -> list[str]:
+class OcrBudget:
+    """Whether another page may be read by OCR: not one that, at the last page's pace, would end past a share of
+    the extraction's time limit (a full-page scan takes seconds: three of them passed the 10 s default, and the
+    worker was stopped with none of the document's text). Without a limit, every page may."""
+
+    def __init__(self, seconds: float | None = None) -> None:
+        self.until = None if seconds is None else time.monotonic() + OCR_TIME_SHARE * seconds
+        self.last = 0.0
+        self.stopped = False
+
+    def allows(self) -> bool:
+        if self.until is not None and time.monotonic() + self.last > self.until:
+            self.stopped = True
+        return not self.stopped
+
+    def read(self, image: Any) -> str:
+        started = time.monotonic()
+        text = read_image(image)
+        self.last = max(self.last, time.monotonic() - started)
+        return text
+
+
+def ocr_pdf_pages(reader: Any, numbers: list[int] | None = None, budget: OcrBudget | None = None) -> list[str]:
     """The OCR text of each of a pypdf reader's first `MAX_OCR_PAGES` pages (or of those of `numbers`, counted
-    from 0), from their images."""
+    from 0), from their images; fewer when `budget` stops it first."""
+    budget = budget or OcrBudget()
     chosen = list(range(len(reader.pages))) if numbers is None else numbers
     texts = []
     for page in (reader.pages[number] for number in chosen[:MAX_OCR_PAGES]):
+        if not budget.allows():
+            break
         lines = []
         for number, picture in enumerate(page.images):
             if number >= MAX_IMAGES_PER_PAGE:
                 break
-            lines.append(read_image(picture.image))
+            lines.append(budget.read(picture.image))
         texts.append("\n".join(line for line in lines if line))
     return texts

@@ -83,6 +83,18 @@ class _Writer:
         self.parts = []
         return text
 
+    def code(self, text: str) -> None:
+        """Inline code as one token in backticks (more of them around code holding one), read onto the text it
+        touches."""
+        if text:
+            self.count += len(text.split())
+            ticks = "``" if "`" in text else "`"
+            if self.parts and not (self.touching and self.joined):
+                self.parts.append(" ")
+            self.parts.append(f"{ticks}{text}{ticks}" if ticks == "`" else f"{ticks} {text} {ticks}")
+            self.touching = True
+        self.joined = False
+
     def add(self, text: str | None) -> None:
         if text:
             words = text.split()
@@ -169,6 +181,12 @@ def page_lines(root: etree._Element) -> tuple[list[Line], int]:
         if not isinstance(tag, str):
             continue
         if event == "start":
+            if tag == "code":  # inline code (a `<pre>`'s is read whole below): one marked token, like trafilatura's
+                writer.joined = _follows_text(element)
+                writer.code(" ".join(element.text_content().split()))
+                walk.skip_subtree()
+                _tail(writer, element, root, joined=True)  # `Queue`'s
+                continue
             if tables and tag == "tr":
                 writer.flush()  # a caption, or text between rows, stays a line of its own
             elif tables and tag not in ("td", "th"):
@@ -198,7 +216,7 @@ def page_lines(root: etree._Element) -> tuple[list[Line], int]:
             writer.joined = _in_word(element) and _follows_text(element)
             writer.add(element.text)
             continue
-        if tag == "pre":
+        if tag in ("pre", "code"):
             continue
         if tables:
             table = tables[-1]
@@ -233,9 +251,9 @@ def _follows_text(element: etree._Element) -> bool:
     return bool(text) and not text[-1].isspace()
 
 
-def _tail(writer: _Writer, element: etree._Element, root: etree._Element) -> None:
+def _tail(writer: _Writer, element: etree._Element, root: etree._Element, *, joined: bool = False) -> None:
     if element is not root:
-        writer.joined = _in_word(element)
+        writer.joined = joined or _in_word(element)
         writer.add(element.tail)
 
 
@@ -251,6 +269,6 @@ def main_region(root: etree._Element) -> tuple[etree._Element, int]:
     found = list(root.iter("main")) or _ROLE_MAIN(root)
     marked = set(found)  # a set: a list's `in` made a page of 16 000 <main>s take seconds (quadratic)
     outermost = [element for element in found if not any(above in marked for above in element.iterancestors())]
-    if len(outermost) == 1 and _word_count(outermost[0]) >= _MAIN_SHARE * words:
-        return outermost[0], words
+    if len(outermost) == 1 and (region := _word_count(outermost[0])) >= _MAIN_SHARE * words:
+        return outermost[0], region  # the region's own count: what the main-content pass is measured against
     return root, words

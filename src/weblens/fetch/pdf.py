@@ -11,12 +11,14 @@ from pypdf import PdfReader
 from pypdf.errors import LimitReachedError, PyPdfError
 
 from weblens.errors import TooLargeError, UnsupportedContentError
+from weblens.fetch.ocr import OcrBudget
 
 __all__ = ["PdfText", "page_sections", "pdf_to_text"]
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # malformed PDFs are common and not our bug
 
 _NO_TEXT = "(no text on this page)"
+_IN_TIME = "to finish within the extraction's time limit, fetch.extract_timeout"
 
 
 class PdfText(NamedTuple):
@@ -33,7 +35,7 @@ def page_sections(texts: list[str]) -> str:
     return "\n\n".join(f"## Page {number}\n\n{text or _NO_TEXT}" for number, text in enumerate(texts, start=1))
 
 
-def _scanned(reader: PdfReader, title: str) -> PdfText:
+def _scanned(reader: PdfReader, title: str, budget: OcrBudget) -> PdfText:
     """A PDF without a text layer: its pages' images by OCR, or a note on what would read it."""
     from weblens.fetch.ocr import MAX_OCR_PAGES, OCR_NOTE, ocr_missing, ocr_pdf_pages
 
@@ -42,14 +44,16 @@ def _scanned(reader: PdfReader, title: str) -> PdfText:
     if missing is not None:
         note = f"The PDF has no text layer (a scan?); to read it by OCR, {missing}"
         return PdfText(page_sections([""] * pages), title, note)
-    texts = ocr_pdf_pages(reader)
+    texts = ocr_pdf_pages(reader, budget=budget)
     note = OCR_NOTE if any(texts) else "The PDF has no text layer, and OCR found no text in its images."
-    if pages > MAX_OCR_PAGES:
+    if budget.stopped:
+        note += f" OCR stopped after {len(texts)} of its {pages:,} pages, {_IN_TIME}."
+    elif pages > MAX_OCR_PAGES:
         note += f" Only the first {MAX_OCR_PAGES} of its {pages:,} pages were read."
     return PdfText(page_sections(texts), title, note, ocr=True)
 
 
-def _with_scanned_pages(reader: PdfReader, texts: list[str], title: str) -> PdfText:
+def _with_scanned_pages(reader: PdfReader, texts: list[str], title: str, budget: OcrBudget) -> PdfText:
     """A PDF of text pages and scanned ones (pages with images and no text layer): those read by OCR, or a note
     naming them and what would read them."""
     from weblens.fetch.ocr import MAX_OCR_PAGES, ocr_missing, ocr_pdf_pages
@@ -61,14 +65,19 @@ def _with_scanned_pages(reader: PdfReader, texts: list[str], title: str) -> PdfT
     missing = ocr_missing()
     if missing is not None:
         return PdfText(page_sections(texts), title, f"{named} no text layer (scans?); to read them by OCR, {missing}")
-    for number, text in zip(scans, ocr_pdf_pages(reader, scans), strict=False):
+    found = ocr_pdf_pages(reader, scans, budget)
+    for number, text in zip(scans, found, strict=False):
         texts[number] = text
-    read = scans[:MAX_OCR_PAGES]
-    note = f"{_page_list(read)} no text layer and {'was' if len(read) == 1 else 'were'} read by OCR (rapidocr) from "
-    note += "images: expect misread words and spacing there."
-    if len(scans) > MAX_OCR_PAGES:
-        note += f" Only the first {MAX_OCR_PAGES} such pages were read."
-    return PdfText(page_sections(texts), title, note, ocr=True)
+    read, unread = scans[: len(found)], scans[len(found) :]
+    note = ""
+    if read:
+        were = "was" if len(read) == 1 else "were"
+        note = f"{_page_list(read)} no text layer and {were} read by OCR (rapidocr) from images: expect misread "
+        note += "words and spacing there."
+    if unread:
+        why = _IN_TIME if budget.stopped else f"at most {MAX_OCR_PAGES} pages are read by OCR"
+        note += f" {_page_list(unread)} no text layer and {'was' if len(unread) == 1 else 'were'} not read ({why})."
+    return PdfText(page_sections(texts), title, note.strip(), ocr=bool(read))
 
 
 def _page_list(numbers: list[int]) -> str:
@@ -79,8 +88,10 @@ def _page_list(numbers: list[int]) -> str:
     return f"Pages {', '.join(shown[:-1])} and {shown[-1]} have"
 
 
-def pdf_to_text(body: bytes) -> PdfText:
-    """The text of every page, the title, and a note. Unreadable → UnsupportedContentError."""
+def pdf_to_text(body: bytes, budget: OcrBudget | None = None) -> PdfText:
+    """The text of every page, the title, and a note (OCR of scanned pages within `budget`). Unreadable →
+    UnsupportedContentError."""
+    budget = budget or OcrBudget()
     try:
         reader = PdfReader(io.BytesIO(body))
         if reader.is_encrypted and not reader.decrypt(""):
@@ -90,9 +101,9 @@ def pdf_to_text(body: bytes) -> PdfText:
         if reader.metadata is not None and reader.metadata.title:
             title = str(reader.metadata.title)
         if texts and not any(texts):
-            return _scanned(reader, title)
+            return _scanned(reader, title, budget)
         if not all(texts):
-            return _with_scanned_pages(reader, texts, title)
+            return _with_scanned_pages(reader, texts, title, budget)
     except LimitReachedError as exc:  # a stream (a page's text, a scan's image) that would inflate past pypdf's cap
         raise TooLargeError(
             f"the PDF was not read: one of its streams (a page's text or image) inflates past what pypdf "
