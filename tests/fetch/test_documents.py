@@ -107,6 +107,16 @@ async def test_a_csv_under_another_common_type_is_a_table(
     assert page.extractor == READER_NAMES["csv"] and "| Albatross | 4200 |" in page.content
 
 
+async def test_an_html_excel_export_under_excel_s_type_is_no_csv_table_of_markup(
+    served: PageServer, fetcher_settings: Settings
+) -> None:
+    export = b"<table border='1'><tr><th>Name</th><th>Fruit</th></tr><tr><td>Ann</td><td>Apple, red</td></tr></table>"
+    served.route("GET", "/export.xls", Reply(body=export, content_type="application/vnd.ms-excel"))
+    async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
+        with pytest.raises(UnsupportedContentError, match=r"application/vnd\.ms-excel"):  # was `| <table border=...`
+            await fetcher.fetch(served.url("/export.xls"))
+
+
 async def test_a_password_protected_document_says_so(served: PageServer, fetcher_settings: Settings) -> None:
     async with Fetcher(fetcher_settings, cache=Cache(None)) as fetcher:
         with pytest.raises(UnsupportedContentError, match="password-protected"):  # was "zip container is damaged"
@@ -224,6 +234,18 @@ def test_nested_lists_and_cells_of_paragraphs_keep_their_words_apart() -> None:
     text = html_markdown(html)
     assert "1. Open the valve\n   - Check the gauge\n   - Record the reading\n2. Close it" in text  # was `valveCheck`
     assert "| South coast | Oslo 120 |" in text  # was `Southcoast`, `Oslo120`
+
+
+def test_lists_nested_deep_are_indented_a_few_levels_only() -> None:
+    html = "<ul><li>level" * 60 + "<p>word</p>" * 2000 + "</li></ul>" * 60
+    text = html_markdown(html)
+    assert len(text) < 3 * len(html)  # each level padded every line below it: 60 levels made it 15x
+    assert text.count("word") == 2000 and text.startswith("- level\n  - level")
+
+
+def test_a_fragment_that_is_one_list_stays_a_list() -> None:
+    # a feed entry's summary or a chapter that is one `<ul>`: its items were read as one run of words (`ab`)
+    assert html_markdown("<ul><li>Apples</li><li>Pears</li></ul>") == "- Apples\n- Pears"
 
 
 async def test_an_odt_keeps_nested_lists_and_merged_cells_in_their_columns(

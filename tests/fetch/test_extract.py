@@ -73,12 +73,13 @@ def test_a_footnote_mark_stays_apart_from_the_number_before_it() -> None:
     words = "Every winter my starter sulks, and dough that doubled in four hours takes nine in January. " * 3
     page = (
         f"<html><body><article><h1>Sourdough</h1><p>{words}</p><p>The bakery was founded in 1998{note.format(1)} "
-        f"and a bag of flour now costs $12{note.format(2)} here, for the 95<sup>th</sup> loaf in summer.</p>"
+        f"and a bag of flour now costs $12{note.format(2)} here, for the 95<sup>th</sup> loaf of 10<sup>6</sup>.</p>"
         f"<p>{words}</p></article></body></html>"
     )
     content = extract(page.encode(), "text/html").content
     assert "founded in 1998\\[1\\]" in content and "$12\\[2\\] here" in content  # was `19981`, `$122`
     assert "the 95th loaf" in content  # a superscript that is no note's mark still reads onto its word
+    assert "loaf of 10^6." in content  # an exponent: was `106`
 
 
 def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:

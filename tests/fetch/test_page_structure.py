@@ -157,6 +157,8 @@ def test_page_text_keeps_a_word_whole_across_its_formatting_and_code_lines_apart
         f"<h1>Mooring buoys</h1><div class='grid'>{_PRICED_CARDS}</div>"
         "<p>Rated for H<sub>2</sub>O at 4<sup>o</sup>C, our 95<sup>th</sup> <b>W</b>inter buoy.</p>"
         "<p><i class='badge'>New</i>Harbour kit</p>"
+        "<p>Call <code>Buoy.lift()</code>'s check (<code>safe</code>) first.</p>"
+        "<table><tr><th>Gas</th><th>Share</th></tr><tr><td>CO<sub>2</sub></td><td>4 m<sup>2</sup></td></tr></table>"
         "<pre>$ tar xf buoy.tgz<br>$ ./install.sh</pre><pre>fence with ``` inside</pre>"
         f"<section><h2>How we test</h2>{_PROSE * 2}</section></main></body></html>"
     )
@@ -165,6 +167,8 @@ def test_page_text_keeps_a_word_whole_across_its_formatting_and_code_lines_apart
     assert found.extractor == "page-text"
     assert "Rated for H2O at 4oC, our 95th Winter buoy." in found.content  # was `H 2 O`, `95 th`, `W inter`
     assert "New Harbour kit" in found.content  # a styled badge stays a word of its own
+    assert "Call `Buoy.lift()`'s check (`safe`) first." in found.content  # inline code marked, read onto its word
+    assert "| CO2 | 4 m2 |" in found.content
     assert "```\n$ tar xf buoy.tgz\n$ ./install.sh\n```" in found.content  # was one line
     assert "````\nfence with ``` inside\n````" in found.content  # a longer fence than the code's backticks
 

@@ -381,6 +381,7 @@ def _fence_one_line_code(tree: lxml_html.HtmlElement) -> None:
 
 # Inline formatting trafilatura writes as markdown emphasis or code (its `hi` element) or as a tag.
 _NOTE_MARK_CHARS = 4  # `1`, `12`, `a`, `*`, `iv`: a footnote's mark, not a superscript word
+_EXPONENT = re.compile(r"[-+\u2212]?\d{1,3}")
 _FORMATTING = frozenset({"b", "strong", "i", "em", "u", "code", "sup", "sub", "kbd", "samp", "tt", "var"})
 
 
@@ -403,17 +404,29 @@ def _break_after_formatting(tree: lxml_html.HtmlElement) -> None:
             parent = br.getparent()
 
 
-def _bracket_note_marks(tree: lxml_html.HtmlElement) -> None:
-    """A footnote's mark (`<sup><a href="#fn:1">1</a></sup>`, as Hugo, Jekyll, Pandoc and MediaWiki write them)
-    reads `[1]`: superscripts read onto their word (`95th`), and `founded in 1998` with its note read `19981`."""
+def _mark_superscripts(tree: lxml_html.HtmlElement) -> None:
+    """Superscripts read onto their word (`95th`), so two kinds are marked first: a footnote's mark (`<sup><a
+    href="#fn:1">1</a></sup>`, as Hugo, Jekyll, Pandoc and MediaWiki write them) reads `[1]`, and a number
+    raised after a number, an exponent, reads `10^6`: unmarked, `founded in 1998` with its note read `19981`
+    and 10⁶ read `106`."""
     for sup in tree.iter("sup"):
         link = next(sup.iter("a"), None)
-        if link is None or not (link.get("href") or "").startswith("#"):
-            continue
-        holder = link if link.text and link.text.strip() else sup
+        holder = link if link is not None and link.text and link.text.strip() else sup
         mark = (holder.text or "").strip()
-        if 0 < len(mark) <= _NOTE_MARK_CHARS and len(holder) == 0 and not mark.startswith("["):
-            holder.text = f"[{mark}]"
+        if len(holder) or not 0 < len(mark) <= _NOTE_MARK_CHARS:
+            continue
+        if link is not None and (link.get("href") or "").startswith("#"):
+            if not mark.startswith("["):
+                holder.text = f"[{mark}]"
+        elif link is None and _EXPONENT.fullmatch(mark) and _ends_with_digit(sup):
+            sup.text = f"^{mark}"
+
+
+def _ends_with_digit(element: lxml_html.HtmlElement) -> bool:
+    """Whether the text right before `element` ends with a digit."""
+    before = element.getprevious()
+    text = (before.tail if before is not None else element.getparent().text) or ""
+    return text[-1:].isdigit()
 
 
 def _separate_fences(text: str) -> str:
@@ -614,7 +627,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     declared = page_kind(tree, meta.get("og:type"), url)
     _fence_one_line_code(tree)
     _break_after_formatting(tree)
-    _bracket_note_marks(tree)
+    _mark_superscripts(tree)
     _drop_all(_unseen(tree))
     source = _trafilatura_tree(tree)
     (content, wild), method = _read(source, url), "trafilatura"

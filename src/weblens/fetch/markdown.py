@@ -33,6 +33,8 @@ _BACKTICKS = re.compile("`+")
 # Quotes nested deeper than this are not marked again: each mark repeats every line under it (200 nested quotes
 # made 20 MB of a 0.8 MB post); forums nest quotes a few levels.
 _MAX_QUOTES = 8
+# Lists nested deeper than this are not indented again (forums and documents nest a few levels).
+_MAX_LIST_INDENT = 8
 
 
 class _Level:
@@ -237,8 +239,9 @@ def _table(table: etree._Element) -> str:
     return "\n".join(lines)
 
 
-def _list(element: etree._Element, quotes: int) -> str:
-    """A list's items as markdown lines; an item's own lists (and paragraphs, code) indented under it."""
+def _list(element: etree._Element, quotes: int, depth: int = 0) -> str:
+    """A list's items as markdown lines; an item's own lists (and paragraphs, code) indented under it, to
+    `_MAX_LIST_INDENT` levels (each level pads every line below it: 120 levels made 1 MB of text 20 MB)."""
     lines: list[str] = []
     number = 0
     for item in element:
@@ -250,16 +253,17 @@ def _list(element: etree._Element, quotes: int) -> str:
             lines.append(f"{mark} {' '.join(_inline(item).split())}")
             continue
         blocks: list[str] = []
-        _blocks(item, blocks, quotes)
+        _blocks(item, blocks, quotes, depth + 1)
         body = "\n".join(block.strip("\n") for block in blocks if block.strip()).split("\n")
-        pad = " " * (len(mark) + 1)
+        pad = " " * (len(mark) + 1) if depth < _MAX_LIST_INDENT else ""
         lines.append(f"{mark} {body[0]}")
         lines.extend(pad + line if line else line for line in body[1:])
     return "\n".join(lines)
 
 
-def _blocks(element: etree._Element, out: list[str], quotes: int = 0) -> None:
-    """Append the element's blocks (markdown paragraphs) to `out`; `quotes`: the quotes it sits in."""
+def _blocks(element: etree._Element, out: list[str], quotes: int = 0, lists: int = 0) -> None:
+    """Append the element's blocks (markdown paragraphs) to `out`; `quotes`, `lists`: the quotes and list items
+    it sits in."""
     pending: list[str] = [element.text or ""]
 
     def flush() -> None:
@@ -285,15 +289,15 @@ def _blocks(element: etree._Element, out: list[str], quotes: int = 0) -> None:
             out.append(_table(child))
         elif tag in ("ul", "ol"):
             flush()
-            out.append(_list(child, quotes))
+            out.append(_list(child, quotes, lists))
         elif tag == "blockquote" and quotes < _MAX_QUOTES:
             flush()
             quoted: list[str] = []
-            _blocks(child, quoted, quotes + 1)
+            _blocks(child, quoted, quotes + 1, lists)
             out.append("\n".join("> " + line for line in "\n\n".join(quoted).split("\n")))
         elif tag in _BLOCK or tag == "blockquote":
             flush()
-            _blocks(child, out, quotes)
+            _blocks(child, out, quotes, lists)
         else:
             pending.append(_render_inline(child))
         pending.append(child.tail or "")

@@ -60,6 +60,7 @@ MAX_WORKBOOK_CELLS = 250_000
 every cell of a row it reads): a sheet 16 384 columns wide stops after some rows, not at the deadline."""
 MAX_CELL_CHARS = 200
 _MAX_LIST_DEPTH = 32  # lists nested deeper are read as one item each
+_MAX_LIST_INDENT = 8  # nor indented past this many levels: each pads every line below it
 _MAX_GROUP_DEPTH = 32  # shapes grouped deeper are read as they are (their text left out)
 _INSTALL = "pip install 'weblens[documents]'"
 
@@ -121,14 +122,21 @@ def document_kind(body: bytes, media_type: str, url: str = "") -> str | None:
         return _zip_kind(body) or kind
     if body[:64].lstrip()[:5] == b"{\\rtf":
         return "rtf"
-    if media_type == "application/vnd.ms-excel" and not body.startswith(_OLE2) and b"\x00" not in body[:1024]:
-        return "csv"  # what IIS and Windows send for a .csv; a binary .xls under that type is no document read here
+    if media_type == "application/vnd.ms-excel" and _plain_text(body):
+        return "csv"  # what IIS and Windows send for a .csv; a binary .xls, an HTML or XML "Excel export" is no CSV
     if kind is None and media_type in ("", "application/octet-stream", "binary/octet-stream", "text/plain"):
         path = url.split("?", 1)[0].split("#", 1)[0].lower()
         suffix = path[path.rfind(".") :] if "." in path.rsplit("/", 1)[-1] else ""
         if _SUFFIXES.get(suffix) in ("csv", "rtf"):
             return _SUFFIXES[suffix]
     return kind
+
+
+def _plain_text(body: bytes) -> bool:
+    """Whether a body is text that is not markup: no NUL, no legacy Office container, no leading `<`."""
+    head = body[:1024]
+    markup = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
+    return not body.startswith(_OLE2) and b"\x00" not in head and not markup
 
 
 def check_zip(body: bytes) -> None:
@@ -264,7 +272,10 @@ def html_markdown(html: str) -> str:
     if tree is None:
         return ""
     body = tree.find("body")
-    text = element_markdown(body if body is not None else tree).strip()
+    if body is None:  # a fragment of one element (a feed entry's `<ul>`) is that element: its holder is read
+        body = tree.makeelement("div")
+        body.append(tree)
+    text = element_markdown(body).strip()
     return f"({_FLATTENED})\n\n{text}" if flattened and text else text
 
 
@@ -487,27 +498,38 @@ def _odf_blocks(node: object, out: list[str]) -> None:
 
 
 def _odf_list(node: Any, lines: list[str], pad: str, depth: int = 0) -> None:
-    """A list's items as markdown lines, each item's own lists indented under it (their text was glued to the
-    item's: `GullsHerring gull`)."""
+    """A list's items as markdown lines in order, each item's own lists indented under it (their text was glued
+    to the item's: `GullsHerring gull`) and its paragraphs after them below it."""
     from odf.namespaces import TEXTNS
 
     for item in node.childNodes:
         if getattr(item, "qname", None) not in ((TEXTNS, "list-item"), (TEXTNS, "list-header")):
             continue
-        inner = [part for part in item.childNodes if getattr(part, "qname", None) == (TEXTNS, "list")]
-        own = " ".join(" ".join(_odf_text(part).split()) for part in item.childNodes if part not in inner)
-        if own.strip():
-            lines.append(f"{pad}- {own.strip()}")
-        for part in inner:
-            if depth < _MAX_LIST_DEPTH:
-                _odf_list(part, lines, pad + "  ", depth + 1)
-            else:
-                lines.append(f"{pad}  - {' '.join(_odf_text(part).split())}")
+        marked = False
+        for part in item.childNodes:
+            if getattr(part, "qname", None) == (TEXTNS, "list") and depth < _MAX_LIST_DEPTH:
+                _odf_list(part, lines, pad + "  " if depth < _MAX_LIST_INDENT else pad, depth + 1)
+                continue
+            text = _odf_paragraphs(part)
+            if text:
+                lines.append(f"{pad}  {text}" if marked else f"{pad}- {text}")
+                marked = True
 
 
 def _odf_cell(cell: Any) -> str:
-    """A table cell's paragraphs on one line, apart (`PuffinFratercula` was two paragraphs)."""
-    return " ".join(_odf_text(part) for part in cell.childNodes if part.nodeType == part.ELEMENT_NODE)
+    """A table cell's paragraphs and list items on one line, apart (`PuffinFratercula` was two paragraphs)."""
+    return _odf_paragraphs(cell)
+
+
+def _odf_paragraphs(node: Any) -> str:
+    """The text of the paragraphs and headings under an ODF element, one space between them."""
+    from odf.namespaces import TEXTNS
+
+    if getattr(node, "qname", None) in ((TEXTNS, "p"), (TEXTNS, "h")):
+        return " ".join(_odf_text(node).split())
+    if node.nodeType != node.ELEMENT_NODE:
+        return " ".join(str(getattr(node, "data", "")).split())
+    return " ".join(text for part in node.childNodes if (text := _odf_paragraphs(part)))
 
 
 def _odf_title(document: Any) -> str:

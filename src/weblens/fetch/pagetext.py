@@ -42,6 +42,7 @@ _ROLE_MAIN = etree.XPath("descendant::*[@role='main']")
 # Line kinds that follow each other without a blank line (a list's items, a table's rows).
 _RUNS = frozenset({"li", "row"})
 _LIST_TAGS = frozenset({"ul", "ol", "li"})
+_MAX_LIST_INDENT = 8
 # Punctuation that closes the words before it, and brackets that open the words after: where two text nodes
 # meet with no space between them (`<b>Note</b>: read`, `word<sup>1</sup>, next`, `(<a>link</a>)`), the
 # punctuation is read onto its word instead of standing apart. Words themselves are never joined.
@@ -159,7 +160,8 @@ class _Lists:
             if parent.tag == "ol":
                 mark = f"{number[0]}. "
                 number[0] += 1
-        self.items.append((element, indent + " " * len(mark)))
+        deeper = indent + " " * len(mark) if len(self.items) < _MAX_LIST_INDENT else indent  # no pad past a few levels
+        self.items.append((element, deeper))
         return indent + mark
 
     def close(self, element: etree._Element) -> None:
@@ -190,6 +192,7 @@ def page_lines(root: etree._Element) -> tuple[list[Line], int]:
             if tables and tag == "tr":
                 writer.flush()  # a caption, or text between rows, stays a line of its own
             elif tables and tag not in ("td", "th"):
+                writer.joined = _in_word(element) and _follows_text(element)  # `CO<sub>2</sub>` in a cell too
                 writer.add(element.text)
                 continue
             elif tag == "table" and _LAYOUT(element) == []:
