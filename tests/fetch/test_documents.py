@@ -243,6 +243,18 @@ def test_lists_nested_deep_are_indented_a_few_levels_only() -> None:
     assert text.count("word") == 2000 and text.startswith("- level\n  - level")
 
 
+def test_spaces_at_the_edge_of_a_formatted_run_and_a_heading_s_line_break_keep_words_apart() -> None:
+    text = html_markdown(
+        "<h2>Chapter One<br>The Beginning</h2><p><b>Edit: </b>fixed the link</p>"
+        "<p><span>Posted by </span><a href='/u'>alice</a></p><ul><li><b>Note: </b>read twice</li></ul>"
+        "<table><tr><th>Name</th></tr><tr><td>Ann<script>var tracked = 1</script></td></tr></table>"
+    )
+    assert "## Chapter One The Beginning" in text  # was `OneThe`
+    assert "**Edit:** fixed the link" in text and "Posted by alice" in text  # was `**Edit:**fixed`, `byalice`
+    assert "- **Note:** read twice" in text
+    assert "| Ann |" in text and "tracked" not in text  # a script in a cell was read as its text
+
+
 def test_a_fragment_that_is_one_list_stays_a_list() -> None:
     # a feed entry's summary or a chapter that is one `<ul>`: its items were read as one run of words (`ab`)
     assert html_markdown("<ul><li>Apples</li><li>Pears</li></ul>") == "- Apples\n- Pears"

@@ -17,6 +17,7 @@ from weblens.fetch.tables import table_row, table_rule
 __all__ = ["code_text", "element_markdown", "fenced"]
 
 _SKIP = frozenset({"script", "style", "template", "svg", "button", "select", "input", "noscript", "iframe", "head"})
+_SKIP_TAGS = tuple(_SKIP)
 _BLOCK = frozenset(
     {"p", "div", "section", "article", "main", "header", "footer", "aside", "figure", "figcaption", "dl", "dt", "dd",
      "center", "details", "summary", "address", "form", "fieldset", "nav"}
@@ -106,7 +107,7 @@ class _Inline:
             self.emphases.pop()
         if level.started:
             if self.space and self.space_depth >= level.depth:
-                self.space = False  # its trailing space
+                self.space_depth = level.depth - 1  # its trailing space: outside its marker (`**Edit:** fixed`)
             if level.marker:
                 self.line.append(level.marker)
             return
@@ -209,14 +210,18 @@ def fenced(code: str) -> str:
 
 
 def _cell_text(cell: etree._Element) -> str:
-    """A cell's words on one line, its paragraphs, lines and nested tables' cells apart (`text_content` glued
-    them: `Oslo120Bergen80`)."""
-    if next(cell.iterdescendants(*_BREAKING_TAGS, "br"), None) is None:
+    """A cell's or a heading's words on one line, its paragraphs, lines and nested tables' cells apart
+    (`text_content` glued them: `Oslo120Bergen80`), its scripts and styles left out."""
+    if next(cell.iterdescendants(*_BREAKING_TAGS, "br", *_SKIP_TAGS), None) is None:
         return " ".join(cell.text_content().split())
     parts: list[str] = []
-    for event, element in etree.iterwalk(cell, events=("start", "end")):
+    walk = etree.iterwalk(cell, events=("start", "end"))
+    for event, element in walk:
         tag = element.tag if isinstance(element.tag, str) else ""
         if event == "start":
+            if tag in _SKIP:
+                walk.skip_subtree()
+                continue
             if tag in _BREAKING or tag == "br":
                 parts.append(" ")
             parts.append(element.text or "")
@@ -280,7 +285,7 @@ def _blocks(element: etree._Element, out: list[str], quotes: int = 0, lists: int
             continue
         if tag in _HEADINGS:
             flush()
-            out.append("#" * _HEADINGS[tag] + " " + " ".join(child.text_content().split()))
+            out.append("#" * _HEADINGS[tag] + " " + _cell_text(child))
         elif tag == "pre":
             flush()
             out.append(fenced(code_text(child)))
@@ -299,7 +304,10 @@ def _blocks(element: etree._Element, out: list[str], quotes: int = 0, lists: int
             flush()
             _blocks(child, out, quotes, lists)
         else:
-            pending.append(_render_inline(child))
+            # the spaces at its edges stay outside its marks (`**Edit:** fixed`, not `**Edit:**fixed`)
+            edges = [text for text in child.itertext() if text.strip()]
+            pending += (" " if edges and edges[0][0].isspace() else "", _render_inline(child))
+            pending.append(" " if edges and edges[-1][-1].isspace() else "")
         pending.append(child.tail or "")
     flush()
 
