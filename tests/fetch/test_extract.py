@@ -143,6 +143,15 @@ def test_a_declarative_shadow_root_is_read_as_the_browser_shows_it() -> None:
     assert "never shows" not in out.content
 
 
+def test_a_heading_in_a_summary_is_marked_once() -> None:
+    words = "Most students from outside the country need a visa to study here; this page says when to apply. " * 3
+    sections = "".join(
+        f"<details open><summary><h2>{title}</h2></summary><p>{words}</p></details>" for title in ("Who", "When")
+    )
+    content = extract(f"<html><body><article><h1>Visas</h1>{sections}</article></body></html>".encode(), "text/html")
+    assert "## Who\n\nMost students" in content.content and "## ##" not in content.content  # was `## ## Who`
+
+
 def test_unknown_types_are_sniffed() -> None:
     assert extract(make_pdf(["sniffed"]), "application/octet-stream").extractor == "pypdf"
     assert extract(b'{"a": 1}', "").extractor == "json"

@@ -147,6 +147,8 @@ _DATE_KEYS = (
 # (the page's own text, escaped) nor inside a code span (group 1, kept). Linear: no nested repetition. The escaped
 # `_` trafilatura writes (group 2) is unescaped there too; in code it escapes nothing, so a `\_` is the page's own.
 _INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>|\\(_)")
+_TWICE_MARKED = re.compile(r"(?m)^(#{1,6}) #{1,6} ")
+_BLANK_RUN = re.compile(r"\n{3,}")
 # The words `without_title` compares: a heading's and the title's, case and punctuation aside.
 _WORD = re.compile(r"\w+")
 _INVISIBLE = ("script", "style", "template", "svg", "iframe", "object", "embed", "canvas", "video", "audio", "head")
@@ -372,9 +374,15 @@ def _asks_consent(box: etree._Element) -> bool:
 def _clean_markdown(text: str) -> str:
     # trafilatura escapes every `_` outside code (a word character: `snake\_case` is two words); other escapes
     # are left. Inside a fenced block or a code span, tags and backslashes are the page's own code.
+    # A heading inside a `<summary>` comes back marked twice (`## ## Costs`) with blank lines to spare.
     parts = text.split("```")
     parts[::2] = [_INLINE_TAGS.sub(_code_span, part) if "<" in part or "\\_" in part else part for part in parts[::2]]
+    parts[::2] = [_unmark_twice(part) if "# #" in part else part for part in parts[::2]]
     return "```".join(parts).strip()
+
+
+def _unmark_twice(text: str) -> str:
+    return _BLANK_RUN.sub("\n\n", _TWICE_MARKED.sub(r"\1 ", text))
 
 
 def _code_span(found: re.Match[str]) -> str:
