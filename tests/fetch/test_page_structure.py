@@ -188,14 +188,15 @@ def test_page_text_numbers_ordered_lists_and_nests_lists_under_their_item() -> N
     assert "ordered_list_open" in _blocks(found.content)  # a markdown renderer reads it as a numbered list
 
 
-def test_page_text_leaves_out_a_cookie_banner_but_keeps_a_section_about_cookies() -> None:
+def test_page_text_leaves_out_a_cookie_dialog_but_keeps_a_section_about_cookies() -> None:
     page = (
         "<html><head><title>Buoys</title><meta property='og:type' content='website'></head><body><main>"
         f"<h1>Mooring buoys</h1><div class='grid'>{_PRICED_CARDS}</div>"
         f"<section><h2>How we test</h2>{_PROSE * 2}</section><section id='cookies'><h2>Cookies</h2>"
         "<p>The harbour office bakes cookies for every crew on launch day.</p></section>"
-        "<div class='cookie-consent'><p>By clicking Accept all cookies you agree that we store cookies on your "
-        "device.</p><button>Accept all cookies</button><button>Necessary only</button></div></main></body></html>"
+        "<div class='cookie-consent' role='dialog'><p>By clicking Accept all cookies you agree that we store "
+        "cookies on your device.</p><button>Accept all cookies</button><button>Necessary only</button></div>"
+        "</main></body></html>"
     )
     found = extract(page.encode(), "text/html")
 

@@ -73,7 +73,6 @@ from weblens.fetch.sections import (
     merge_sections,
     mounted_box_words,
     named_box_words,
-    named_boxes,
     reads_boxes,
 )
 from weblens.fetch.tables import add_table_headers
@@ -102,9 +101,9 @@ _HYDRATION_LEAD = 2
 _SECOND_OPINION_SHARE = 0.2
 # The main-content pass keeping less than this share of the page's own text leaves the page's text in charge.
 _RECALL_FLOOR = 0.05
-# A cookie banner in the page text: a box named for cookies or consent holding a control that accepts or refuses
-# (a docs section `#cookies` or a shop's consent line holds none). bench/extraction.py: one page up, none down.
-_CONSENT_NAMES = re.compile("cookie|consent|gdpr", re.I)
+# A cookie banner in the page text: a dialog (ARIA role) holding a control that accepts or refuses. Naming by class
+# (`cookie`, `consent`) also takes a docs section `#cookies`, and searching every class and id cost 4 % of the modern
+# pages' time. bench/extraction.py: one page up, none down.
 _CONSENT_WORDS = re.compile(r"\b(?:accept|agree|allow|reject|decline|deny|got it|ok)\b", re.I)
 # A declared article of which the main-content pass kept this many words is that article, however much more the
 # page shows (a news brief of 84 words in 3 000 words of menus, a post of 100 words over 2 000 of comments): the
@@ -345,13 +344,15 @@ def visible_text_length(html: str) -> int:
 
 def _page_text(tree: lxml_html.HtmlElement) -> tuple[list[Line], int]:
     """Everything the page shows but its navigation, header, footer, asides, form controls, pop-up forms and
-    cookie banners, marked by tag, by ARIA role or by name (only its main region when it marks one), as markdown
+    cookie banners, marked by tag or by ARIA role (only its main region when it marks one), as markdown
     lines (headings, lists, tables and code kept), and the count of words of the whole; strips `tree`."""
-    banners = [box for box in named_boxes(tree, _CONSENT_NAMES) if _asks_consent(box)]  # read before buttons go
+    with_role = _WITH_ROLE(tree)
+    # a dialog asking for consent (a cookie banner), read before its buttons go with the other controls
+    banners = [element for element in with_role if element.get("role") in _DIALOG_ROLES and _asks(element)]
     etree.strip_elements(tree, *_INVISIBLE, *_NOT_PAGE_TEXT, with_tail=False)
     marked = [
         element
-        for element in _WITH_ROLE(tree)
+        for element in with_role
         if (role := element.get("role")) in _NOT_PAGE_TEXT_ROLES
         or (role in _DIALOG_ROLES and next(element.iter("form"), None) is not None)
     ]
@@ -361,9 +362,8 @@ def _page_text(tree: lxml_html.HtmlElement) -> tuple[list[Line], int]:
     return page_lines(region)[0], words
 
 
-def _asks_consent(box: etree._Element) -> bool:
-    """Whether a box holds a control that accepts or refuses (a cookie banner's buttons), unlike a docs section
-    about cookies or a shop's consent line."""
+def _asks(box: etree._Element) -> bool:
+    """Whether a dialog holds a control that accepts or refuses (a cookie banner's buttons)."""
     for control in box.iter("button", "a", "input"):
         said = " ".join(control.itertext()) or control.get("value") or control.get("aria-label") or ""
         if _CONSENT_WORDS.search(said):

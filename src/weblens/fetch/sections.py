@@ -86,13 +86,6 @@ _ID_CLASS = ("class", "id")
 _BOXED_SHARE = 0.5
 
 
-def named_boxes(tree: etree._Element, names: re.Pattern[str] = _NAMED) -> list[etree._Element]:
-    """The outermost elements a site names (class or id) as a cookie notice, pop-up, consent form or newsletter
-    sign-up (or as `names` says)."""
-    boxes = {value.getparent() for value in _NAMED_ATTRIBUTES(tree) if names.search(value)}
-    return [box for box in boxes if box.tag not in _NOT_BOXES and not any(up in boxes for up in box.iterancestors())]
-
-
 def named_box_words(tree: etree._Element) -> str:
     """The words of the boxes a site names as a cookie notice, pop-up, consent form or newsletter sign-up."""
     return _box_words({value.getparent() for value in _NAMED_ATTRIBUTES(tree) if _NAMED.search(value)})
