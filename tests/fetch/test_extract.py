@@ -14,6 +14,13 @@ from weblens.fetch.sections import named_box_words, reads_boxes
 from weblens.testing.pages import article_html, make_pdf
 
 
+def _story_text(title: str, filler: str, middle: str) -> str:
+    """The markdown of an article: a title, `middle` between two paragraphs of `filler` (enough prose for the
+    main-content pass to take the page for an article)."""
+    page = f"<html><body><article><h1>{title}</h1><p>{filler}</p>{middle}<p>{filler}</p></article></body></html>"
+    return extract(page.encode(), "text/html").content
+
+
 def test_meta_charset_wins_when_the_header_has_none() -> None:
     html = "<html><head><meta charset='windows-1251'></head><body>Привет</body></html>"
     text, codec = decode_body(html.encode("cp1251"), "text/html", html=True)
@@ -57,13 +64,12 @@ def test_markdown_has_no_escaped_underscores_or_underline_tags() -> None:
 
 def test_a_backslash_before_an_underscore_in_code_is_the_page_s_own() -> None:
     words = "The build writes its report next to the sources, one file for each run of the suite. " * 3
-    page = (
-        f"<html><body><article><h1>Reports</h1><p>{words}</p>"
+    content = _story_text(
+        "Reports",
+        words,
         "<p>In LaTeX write <code>my\\_report</code> for my_report, as in:</p>"
         "<pre><code>\\input{my\\_report\\_final.tex}</code></pre>"
-        f"<p>{words}</p></article></body></html>"
     )
-    content = extract(page.encode(), "text/html").content
     assert "`my\\_report` for my_report" in content  # trafilatura's own escape of prose `_` undone, not the code's
     assert "\\input{my\\_report\\_final.tex}" in content
 
@@ -71,12 +77,12 @@ def test_a_backslash_before_an_underscore_in_code_is_the_page_s_own() -> None:
 def test_a_footnote_mark_stays_apart_from_the_number_before_it() -> None:
     note = "<sup id='fnref:{0}'><a href='#fn:{0}' class='footnote-ref' role='doc-noteref'>{0}</a></sup>"
     words = "Every winter my starter sulks, and dough that doubled in four hours takes nine in January. " * 3
-    page = (
-        f"<html><body><article><h1>Sourdough</h1><p>{words}</p><p>The bakery was founded in 1998{note.format(1)} "
+    content = _story_text(
+        "Sourdough",
+        words,
+        f"<p>The bakery was founded in 1998{note.format(1)} "
         f"and a bag of flour now costs $12{note.format(2)} here, for the 95<sup>th</sup> loaf of 10<sup>6</sup>.</p>"
-        f"<p>{words}</p></article></body></html>"
     )
-    content = extract(page.encode(), "text/html").content
     assert "founded in 1998\\[1\\]" in content and "$12\\[2\\] here" in content  # was `19981`, `$122`
     assert "the 95th loaf" in content  # a superscript that is no note's mark still reads onto its word
     assert "loaf of 10^6." in content  # an exponent: was `106`
@@ -84,15 +90,14 @@ def test_a_footnote_mark_stays_apart_from_the_number_before_it() -> None:
 
 def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:
     words = "The lab logs every sample it draws from the harbour, and the log is read aloud each morning. " * 3
-    page = (
-        f"<html><body><article><h1>Sampling</h1><p>{words}</p>"
+    content = _story_text(
+        "Sampling",
+        words,
         "<p>Each litre of H<sub>2</sub>O drawn past the 95<sup>th</sup> buoy is weighed twice, as the port rules "
         "require<sup>[1]</sup>, and the area is 40 m<sup>2</sup> in all, measured by the crew every spring.</p>"
         "<p>Write <code>x&lt;sup&gt;2&lt;/sup&gt;</code> in the log when a figure is squared, never a caret.</p>"
         "<pre><code>area = 40 &lt;sup&gt;m2&lt;/sup&gt;\nlog(area)</code></pre>"
-        f"<p>{words}</p></article></body></html>"
     )
-    content = extract(page.encode(), "text/html").content
     assert "Each litre of H2O drawn past the 95th buoy" in content
     assert "as the port rules require\\[1\\], and the area is 40 m2 in all" in content
     assert "`x<sup>2</sup>`" in content  # the page's own code, in a code span
@@ -102,14 +107,13 @@ def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:
 
 def test_a_line_break_that_ends_bold_text_keeps_the_next_line_apart() -> None:
     words = "The plate guide splits a meal into four parts, each sized by what the body needs most. " * 3
-    page = (
-        f"<html><body><article><h1>The plate</h1><p>{words}</p>"
+    content = _story_text(
+        "The plate",
+        words,
         "<p><b>Vegetables – half of your plate.<br></b>Aim for colour and variety at every meal.</p>"
         "<p><em>Whole grains – a quarter.<br></em>Oats and brown rice over white bread.</p>"
         "<p><strong>Lines<br>of one bold block<br></strong> stay readable.</p>"
-        f"<p>{words}</p></article></body></html>"
     )
-    content = extract(page.encode(), "text/html").content
     assert "**Vegetables – half of your plate.**\n\nAim for colour" in content  # was `plate.**Aim`
     assert "*Whole grains – a quarter.*\n\nOats" in content
     assert "Lines" in content and "stay readable" in content
@@ -117,17 +121,15 @@ def test_a_line_break_that_ends_bold_text_keeps_the_next_line_apart() -> None:
 
 def test_bold_and_italic_in_a_div_keep_their_spaces_and_their_sentence() -> None:
     words = "The guide walks through each setting of the service, one section at a time. " * 3
-    page = (
-        f"<html><body><article><h1>Settings</h1><p>{words}</p>"
+    notes = (
         "<div class='note'><strong>Warning</strong> If you skip this step the service will not start.</div>"
         "<div class='note'><b>Note: </b>the value <i>must</i> be set before the service starts.</div>"
-        f"<p>{words}</p></article></body></html>"
     )
-    content = extract(page.encode(), "text/html").content
+    content = _story_text("Settings", words, notes)
     assert "**Warning** If you skip this step" in content  # was `**Warning**If`
     assert "**Note:** the value *must* be set before the service starts." in content  # was three paragraphs
     with orphan_formatting.stock():  # trafilatura's own, for the record of what was wrong
-        stock = extract(page.encode(), "text/html").content
+        stock = _story_text("Settings", words, notes)
     assert "**Warning**If" in stock and "*must*be set" in stock
 
 
@@ -182,12 +184,11 @@ def test_the_pages_own_angle_bracket_text_survives_link_cleanup() -> None:
 
 def test_markup_inside_a_code_block_is_kept() -> None:
     words = "The development server prints the file it serves, underlined in the terminal. " * 3
-    page = (
-        f"<html><body><article><h1>Running</h1><p>{words}</p>"
+    content = _story_text(
+        "Running",
+        words,
         "<pre><code>$ serve dev &lt;u&gt;main.py&lt;/u&gt;\nready on port 8000</code></pre>"
-        f"<p>{words}</p></article></body></html>"
     )
-    content = extract(page.encode(), "text/html").content
     assert "```\n$ serve dev <u>main.py</u>\nready on port 8000\n```" in content
 
 
