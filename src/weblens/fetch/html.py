@@ -60,7 +60,7 @@ from weblens.fetch.challenge import challenge_kind
 from weblens.fetch.hydration import hydration_text
 from weblens.fetch.markup import bound_markup, flatten_markup
 from weblens.fetch.pagekind import page_kind
-from weblens.fetch.pagetext import Line, lines_markdown, main_region, page_lines
+from weblens.fetch.pagetext import Line, lines_markdown, main_region, page_lines, text_before
 from weblens.fetch.passages import heading_words
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
 from weblens.fetch.responsive import small_screen_only
@@ -442,15 +442,8 @@ def _mark_superscripts(tree: lxml_html.HtmlElement) -> None:
         if link is not None and (link.get("href") or "").startswith("#"):
             if not mark.startswith("["):
                 holder.text = f"[{mark}]"
-        elif link is None and _EXPONENT.fullmatch(mark) and _ends_with_digit(sup):
+        elif link is None and _EXPONENT.fullmatch(mark) and text_before(sup)[-1:].isdigit():
             sup.text = f"^{mark}"
-
-
-def _ends_with_digit(element: lxml_html.HtmlElement) -> bool:
-    """Whether the text right before `element` ends with a digit."""
-    before = element.getprevious()
-    text = (before.tail if before is not None else element.getparent().text) or ""
-    return text[-1:].isdigit()
 
 
 def _separate_fences(text: str) -> str:

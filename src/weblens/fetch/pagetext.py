@@ -18,7 +18,7 @@ from lxml import etree  # type: ignore[import-untyped]
 from weblens.fetch.markdown import code_text, fenced
 from weblens.fetch.tables import table_row, table_rule
 
-__all__ = ["Line", "lines_markdown", "main_region", "page_lines"]
+__all__ = ["Line", "lines_markdown", "main_region", "page_lines", "text_before"]
 
 # A line of the page text and its kind: "p" (a block of text), "h" (a heading), "li" (a list item), "row" (a
 # table's row, or the rule under its header) or "pre" (a fenced code block).
@@ -246,11 +246,17 @@ def _in_word(element: etree._Element) -> bool:
     return element.tag in _IN_WORD and not element.get("class")
 
 
+def text_before(element: etree._Element) -> str:
+    """The text of `element`'s own parent that runs right up to it (its parent's text, or the tail of the sibling
+    before it); empty after the end of another element."""
+    before = element.getprevious()
+    return (before.tail if before is not None else element.getparent().text) or ""
+
+
 def _follows_text(element: etree._Element) -> bool:
     """Whether text of `element`'s own parent runs right up to it (`H<sub>`), not the end of another element (a
     badge's `<span>` before it, laid out as a block of its own)."""
-    before = element.getprevious()
-    text = before.tail if before is not None else element.getparent().text
+    text = text_before(element)
     return bool(text) and not text[-1].isspace()
 
 
