@@ -2,8 +2,9 @@
 benchmark corpora: the Python for its slowest XPath expressions (`weblens.fetch.fast_xpaths`),
 the paragraph maker for its jusText second opinion (`weblens.fetch.fast_justext`), its tree
 preparation without the copy a fast pass never reads (`weblens.fetch.fast_prepare`), its
-measure of a page's whole text without a copy of the page (`weblens.fetch.fast_html2txt`) and its
-link-density pruning that tests only the elements holding a link (`weblens.fetch.fast_link_density`).
+measure of a page's whole text without a copy of the page (`weblens.fetch.fast_html2txt`), its
+link-density pruning that tests only the elements holding a link (`weblens.fetch.fast_link_density`)
+and its full cascade started from the fast pass's main extraction (`weblens.fetch.fast_second_opinion`).
 
 Per expression: seconds for trafilatura's XPath and for the stand-in over all pages (each page as
 weblens parses it and as trafilatura converts it, the two trees the expressions run on), medians
@@ -41,7 +42,14 @@ from trafilatura.htmlprocessing import convert_tags
 from trafilatura.settings import Extractor
 
 from weblens.errors import BlockedError
-from weblens.fetch import fast_html2txt, fast_justext, fast_link_density, fast_prepare, fast_xpaths
+from weblens.fetch import (
+    fast_html2txt,
+    fast_justext,
+    fast_link_density,
+    fast_prepare,
+    fast_second_opinion,
+    fast_xpaths,
+)
 from weblens.fetch.extract import extract
 from weblens.fetch.html import parse_html
 
@@ -157,7 +165,15 @@ SETUPS: dict[str, tuple[Callable[[], AbstractContextManager[None]], ...]] = {
     "preparation put aside": (fast_prepare.stock,),
     "page measure put aside": (fast_html2txt.stock,),
     "link density put aside": (fast_link_density.stock,),
-    "none": (fast_xpaths.stock, fast_justext.stock, fast_prepare.stock, fast_html2txt.stock, fast_link_density.stock),
+    "second opinion put aside": (fast_second_opinion.stock,),
+    "none": (
+        fast_xpaths.stock,
+        fast_justext.stock,
+        fast_prepare.stock,
+        fast_html2txt.stock,
+        fast_link_density.stock,
+        fast_second_opinion.stock,
+    ),
 }
 BASE = "none"
 
@@ -202,6 +218,8 @@ def main() -> int:
     print(f"page measure stand-in in use: {measure}")
     density = "yes" if fast_link_density.install() else "no (trafilatura differs from the one it was written against)"
     print(f"link density stand-in in use: {density}")
+    second = "yes" if fast_second_opinion.install() else "no (trafilatura differs from the one it was written against)"
+    print(f"second-opinion stand-in in use: {second}")
     for corpus in CORPORA:
         data = args.data / corpus
         if not data.is_dir():

@@ -9,10 +9,18 @@ import pytest
 import trafilatura
 from trafilatura import core, main_extractor
 
-from weblens.fetch import fast_html2txt, fast_link_density, fast_prepare, orphan_formatting, wild_text
+from weblens.fetch import (
+    fast_html2txt,
+    fast_link_density,
+    fast_prepare,
+    fast_second_opinion,
+    orphan_formatting,
+    wild_text,
+)
 
 _STAND_INS = [
     (fast_prepare, core, "_prepare_tree"),
+    (fast_second_opinion, core, "extract_content"),
     (fast_html2txt, core, "html2txt"),
     (fast_link_density, main_extractor, "delete_by_link_density"),
     (wild_text, main_extractor, "recover_wild_text"),

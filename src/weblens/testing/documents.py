@@ -221,7 +221,7 @@ def _ods(paragraphs: int = 1) -> bytes:
 
 def _odp(paragraphs: int = 1) -> bytes:
     box = (
-        '<draw:frame><draw:text-box><text:p>'
+        "<draw:frame><draw:text-box><text:p>"
         + HEADING
         + "</text:p>"
         + f"<text:p>{PARAGRAPH}</text:p>" * paragraphs
