@@ -14,8 +14,8 @@ from lxml import html as lxml_html
 
 from weblens.fetch.decode import charset_from_content_type, decode_body
 from weblens.fetch.extract import extract
-from weblens.fetch.html import visible_text_length
-from weblens.fetch.markup import MAX_ATTRIBUTES, bound_markup
+from weblens.fetch.html import parse_html, visible_text_length
+from weblens.fetch.markup import MAX_ATTRIBUTES, bound_markup, within_bounds
 from weblens.search.models import clean_text
 
 pytestmark = pytest.mark.timeout(60)
@@ -88,6 +88,24 @@ def test_every_attribute_flood_is_found(page: str) -> None:
     assert [len(tag.attrib) for tag in tags] == [MAX_ATTRIBUTES]
 
 
+@pytest.mark.parametrize(
+    "page",
+    [
+        f"<p>x</p><i {_NAMES}>hi</i>",
+        f'<p>x</p><b<c="x {_NAMES}">hi</b>',
+        f"<SCRIPT>var s = '<i {_NAMES}>';</ScRiPt><I {_NAMES}>hi</I>",  # raw text ends whatever its case
+        f"<p>\u00e9\u4e2d\U0001f600</p><i {_NAMES}>hi</i>",  # text Python holds in 4 bytes a character
+    ],
+    ids=["plain", "a name holding a quote", "after an upper-case script", "after wide characters"],
+)
+def test_a_page_parsed_from_its_bytes_has_its_flood_cut_too(page: str) -> None:
+    tree = parse_html(page, page.encode())
+    assert tree is not None
+    assert [len(tag.attrib) for tag in tree.iter() if tag.text == "hi"] == [MAX_ATTRIBUTES]
+    assert within_bounds(page.encode()) is False
+    assert within_bounds(bound_markup(page).encode()) is True
+
+
 def test_ordinary_markup_passes_unchanged() -> None:
     page = (
         "<!DOCTYPE html><html><head><script>if (a<b && c>d) x = '<div a b c>';</script></head>"
@@ -96,6 +114,7 @@ def test_ordinary_markup_passes_unchanged() -> None:
     assert bound_markup(page) == page
     most = "<i " + " ".join(f"a{i}" for i in range(MAX_ATTRIBUTES)) + ">hi</i>"
     assert bound_markup(most) == most
+    assert within_bounds(page.encode()) and within_bounds(most.encode())
 
 
 @pytest.mark.parametrize(

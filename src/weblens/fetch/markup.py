@@ -78,7 +78,8 @@ def _cuts(markup: AnyStr, token: re.Pattern[AnyStr], flood: re.Pattern[AnyStr]) 
     for found in token.finditer(markup):
         start, end = found.span("attrs") if found.start("attrs") >= 0 else found.span("raw_attrs")
         # also plain stretches, whose spans are (-1, -1)
-        if end - start >= _FLOOD_MIN_CHARS and (kept := flood.match(markup, start, end)) is not None:
+        kept = flood.match(markup, start, end) if end - start >= _FLOOD_MIN_CHARS else None
+        if kept is not None and kept.end() < end:  # more attributes than the first MAX_ATTRIBUTES
             yield kept.end(), end
         if found.start("raw") >= 0 and found.end() - end > _RAW_TEXT_MIN_CHARS:
             opened = _start_tag_end(markup, end, found.end())  # 0: it has none
