@@ -83,9 +83,38 @@ def test_a_footnote_mark_stays_apart_from_the_number_before_it() -> None:
         f"<p>The bakery was founded in 1998{note.format(1)} "
         f"and a bag of flour now costs $12{note.format(2)} here, for the 95<sup>th</sup> loaf of 10<sup>6</sup>.</p>"
     )
-    assert "founded in 1998\\[1\\]" in content and "$12\\[2\\] here" in content  # was `19981`, `$122`
+    assert "founded in 1998[1]" in content and "$12[2] here" in content  # was `19981`, `$122`, then `1998\\[1\\]`
     assert "the 95th loaf" in content  # a superscript that is no note's mark still reads onto its word
     assert "loaf of 10^6." in content  # an exponent: was `106`
+
+
+def test_an_exponent_keeps_its_value() -> None:
+    words = "The survey team logs each quake it measures, and the log is read out at the start of each shift. " * 3
+    content = _story_text(
+        "Scales",
+        words,
+        "<p>Each step on the scale is logarithmic (10<sup>0.1</sup> = 1.26), the energy is E = mv<sup>2</sup>/2, "
+        "the signal fades as e<sup>-kt</sup> over a field of 12 km<sup>2</sup>, as reported<sup>2</sup> by the "
+        "crew of the 3<sup>rd</sup> survey, an [sic] error and all.</p>"
+    )
+    assert "(10^0.1 = 1.26)" in content  # was `100.1`: another value
+    assert "E = mv^2/2" in content and "fades as e^-kt over a field of 12 km^2," in content
+    assert "as reported2 by the crew of the 3rd survey" in content  # a note's mark after a word, an ordinal: as shown
+    assert "an [sic] error" in content  # trafilatura's escape of the brackets undone
+
+
+def test_a_screen_readers_label_stays_a_word_of_its_own() -> None:
+    words = "Tick every box that applies to you, and say which benefits you already get before you apply. " * 3
+    content = _story_text(
+        "Apply for a badge",
+        words,
+        '<div class="govuk-warning-text"><span class="govuk-warning-text__icon" aria-hidden="true">!</span>'
+        '<strong class="govuk-warning-text__text"><span class="govuk-visually-hidden">Warning</span>You can be fined '
+        "up to £1,000 if you give false information.</strong></div>"
+        '<p>Rated <span class="sr-only">4 out of 5</span><span aria-hidden="true">★★★★</span>by 212 applicants.</p>',
+    )
+    assert "Warning You can be fined up to £1,000" in content  # was `WarningYou`
+    assert "Rated 4 out of 5 by 212 applicants." in content  # the stars an icon (hidden from screen readers)
 
 
 def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:
@@ -99,7 +128,7 @@ def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:
         "<pre><code>area = 40 &lt;sup&gt;m2&lt;/sup&gt;\nlog(area)</code></pre>"
     )
     assert "Each litre of H2O drawn past the 95th buoy" in content
-    assert "as the port rules require\\[1\\], and the area is 40 m2 in all" in content
+    assert "as the port rules require[1], and the area is 40 m^2 in all" in content
     assert "`x<sup>2</sup>`" in content  # the page's own code, in a code span
     assert "area = 40 <sup>m2</sup>\nlog(area)" in content  # and in a code block
     assert content.count("<sup>") == 2 and "<sub>" not in content

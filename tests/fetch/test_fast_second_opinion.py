@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 import trafilatura
+from trafilatura.deduplication import LRUCache
 
 from weblens.fetch import fast_second_opinion, wild_text
 from weblens.fetch.extract import extract
@@ -71,3 +72,37 @@ def test_weblens_reads_the_same(html: str) -> None:
     with fast_second_opinion.stock():
         stock = extract(html.encode(), "text/html; charset=utf-8", "https://example.com/")
     assert extract(html.encode(), "text/html; charset=utf-8", "https://example.com/") == stock
+
+
+@pytest.mark.usefixtures("installed")
+def test_a_deduplicating_pass_is_read_as_trafilatura_reads_it() -> None:
+    """Asked to deduplicate, trafilatura's main extraction counts the texts it has seen in a record shared across
+    calls: skipping the cascade's would skip its counting, so such a pass is neither kept nor reused."""
+    repeated = "A long paragraph of article text that runs well past one hundred characters, so that it is counted."
+    between = (
+        "Another paragraph sits between the two copies so that the filter of adjacent repeats does not merge them."
+    )
+    page = f"<html><body><article><h1>T</h1><p>{repeated}</p><p>{between}</p><p>{repeated}</p></article></body></html>"
+    stock_seen, seen = LRUCache(maxsize=64), LRUCache(maxsize=64)
+    with fast_second_opinion.stock():
+        trafilatura.extract(page, fast=True, deduplicate=stock_seen, **_OPTIONS)  # type: ignore[arg-type]
+        stock = trafilatura.extract(page, fast=False, deduplicate=stock_seen, **_OPTIONS)  # type: ignore[arg-type]
+    with fast_second_opinion.remembered() as first:
+        trafilatura.extract(page, fast=True, deduplicate=seen, **_OPTIONS)  # type: ignore[arg-type]
+    assert first.result is None
+    with fast_second_opinion.reused(first):
+        assert trafilatura.extract(page, fast=False, deduplicate=seen, **_OPTIONS) == stock  # type: ignore[arg-type]
+    assert dict(seen.cache) == dict(stock_seen.cache)
+
+
+@pytest.mark.usefixtures("installed")
+def test_a_kept_result_is_handed_once_and_only_to_the_same_page() -> None:
+    html = _BLOCK["article"]
+    with fast_second_opinion.stock():
+        stock = trafilatura.extract(html, fast=False, url="https://b.example/", **_OPTIONS)  # type: ignore[arg-type]
+    with fast_second_opinion.remembered() as first:
+        trafilatura.extract(html, fast=True, url="https://a.example/", **_OPTIONS)  # type: ignore[arg-type]
+    assert first.result is not None
+    with fast_second_opinion.reused(first):  # another address: read whole, and the result is spent
+        assert trafilatura.extract(html, fast=False, url="https://b.example/", **_OPTIONS) == stock  # type: ignore[arg-type]
+    assert first.result is None

@@ -100,3 +100,34 @@ def test_a_heading_goes_back_above_the_paragraph_it_heads_when_the_pass_wrote_li
     content = found.content
     assert content.index("Start free trial") < content.index("## Everything you need") < content.index("Connect your")
     assert content.index("### Fast setup") < content.index("Connect your") < content.index("### Automatic reminders")
+
+
+def test_items_cut_out_go_back_under_the_short_heading_the_pass_kept() -> None:
+    """A heading of a word or two the pass kept is where the items after it go back, not under the heading before
+    (one- and two-word blocks never count as held, so the Python items went under "Go")."""
+    groups = {
+        "JavaScript": ["Astro", " for content sites with islands of interactivity, shipping no script by default."],
+        "Go": ["Hugo", " for extremely fast builds, and great for very large sites."],
+        "Python": ["Pelican", " for blogs written in Markdown or reStructuredText.", "MkDocs", " for documentation."],
+        "Ruby": ["Jekyll", " which powers the pages of many project sites."],
+    }
+    # each item a link and a few words: a list trafilatura cuts out as links
+    sections = "".join(
+        f"<h2>{name}</h2><ul>"
+        + "".join(
+            f"<li><a href='/{name}'>{link}</a>{what}</li>" for link, what in zip(items[::2], items[1::2], strict=True)
+        )
+        + "</ul>"
+        for name, items in groups.items()
+    )
+    page = (
+        "<html><head><title>Static site generators</title></head><body><nav><a href='/'>Home</a></nav><main>"
+        "<h1>Static site generators</h1><p>A curated list of static site generators, grouped by the language they "
+        f"are written in. Each entry says what it does best.</p>{sections}</main></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "gaps"
+    content = found.content
+    order = [content.index(text) for text in ("## Go", "Hugo", "## Python", "Pelican", "MkDocs", "## Ruby", "Jekyll")]
+    assert order == sorted(order), content

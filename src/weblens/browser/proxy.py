@@ -218,6 +218,11 @@ class GuardProxy:
                 writer.write(_reply(400, "Bad Request", f"{exc}\n"))
         except (ConnectionError, OSError, asyncio.IncompleteReadError, WeblensError):
             pass  # the browser sees the connection end
+        except asyncio.CancelledError:
+            # the proxy closing (`aclose`, or the process ending mid-render): the connection just ends. A handler
+            # that ends cancelled makes Python 3.11's `start_server` log a traceback to stderr (its done callback
+            # asks the task for its exception; 3.12 checks for a cancelled task first)
+            pass
         finally:
             self._connections.discard(task)
             with contextlib.suppress(Exception):

@@ -12,9 +12,12 @@ fallback ran; `reused(kept)` wraps the full cascade, whose main extractor step t
 copy. Each is only the first step of a pass at the balanced focus: a recall retry runs as before.
 
 Like the other stand-ins this is swapped in only while the code it relies on is the code it was
-written against (`swap.GuardedSwap`): the whole of trafilatura's `main_extractor` module (what the
-step reads of `fast`), and the functions of `core` that order the cascade's steps. It needs
-`wild_text`'s counter too: without it nothing is kept, and the cascade runs whole.
+written against (`swap.GuardedSwap`): the whole of trafilatura's `main_extractor`, `htmlprocessing`
+and `utils` modules (the step and what it calls, where `fast` could be read) and the functions of
+`core` that order the cascade's steps. It needs `wild_text`'s counter too: without it nothing is
+kept, and the cascade runs whole. A pass that deduplicates (`deduplicate=True`, which weblens
+never asks for) reads and writes trafilatura's record of texts seen: nothing is kept or reused.
+The kept result is handed back once, and only to a cascade over the same address.
 """
 
 from __future__ import annotations
@@ -41,61 +44,74 @@ __all__ = [
     "stock",
 ]
 
-DIGEST = "9f9f4b4c"
+DIGEST = "058cdd0e"
 _MODULE = "trafilatura.core"
 _STATE = threading.local()  # pages are read in worker threads too: each keeps its own
 
 
 class Kept:
-    """The main extractor's result in a fast pass (None when it was not kept), for the full cascade after it."""
+    """The main extractor's result in a fast pass (None when it was not kept) and the address of the page it
+    read, for the full cascade after it."""
 
     def __init__(self) -> None:
         self.result: tuple[Any, str] | None = None
+        self.url: str | None = None
+
+    def take(self, url: str | None) -> tuple[Any, str] | None:
+        """The result, once, when it was kept from a pass over the page at `url`."""
+        result, self.result = self.result, None
+        return result if url == self.url else None
 
 
 @contextmanager
 def remembered() -> Iterator[Kept]:
     """Keep the main extractor's result in the fast pass run inside (its first call at the balanced focus)."""
-    kept = Kept()
-    _STATE.keeping = kept
+    kept, outer = Kept(), getattr(_STATE, "keeping", None)
     try:
+        _STATE.keeping = kept
         yield kept
     finally:
-        _STATE.keeping = None
+        _STATE.keeping = outer
 
 
 @contextmanager
 def reused(kept: Kept) -> Iterator[None]:
-    """In the full cascade run inside, the main extractor's first call at the balanced focus returns `kept`."""
-    _STATE.reusing = kept.result
+    """In the full cascade run inside, the main extractor's first call at the balanced focus returns `kept`'s
+    result (handed over: it is not handed twice)."""
+    outer = getattr(_STATE, "reusing", None)
     try:
+        _STATE.reusing = kept
         yield
     finally:
-        _STATE.reusing = None
+        _STATE.reusing = outer
 
 
 def extract_content(tree: Any, options: Any) -> tuple[Any, str]:
     """trafilatura's `extract_content`, kept from a fast pass or handed back in the cascade after it."""
-    balanced = options.focus == "balanced"
-    reusing = getattr(_STATE, "reusing", None)
+    # a pass deduplicating against the texts seen before reads trafilatura's shared record: never kept or reused
+    balanced = options.focus == "balanced" and not options.dedup
+    reusing: Kept | None = getattr(_STATE, "reusing", None)
     if reusing is not None and balanced and not options.fast:
         _STATE.reusing = None
-        return reusing  # type: ignore[no-any-return]
+        result = reusing.take(options.url)
+        if result is not None:
+            return result
     keeping: Kept | None = getattr(_STATE, "keeping", None)
     keep = keeping is not None and balanced and options.fast and wild_text.installed()
     before = wild_text.wild_reads()
-    result: tuple[Any, str] = _SWAP.originals["extract_content"](tree, options)
+    result = _SWAP.originals["extract_content"](tree, options)
     if keep and keeping is not None:
         _STATE.keeping = None  # the first call only: a recall retry's comes after
         if wild_text.wild_reads() == before:  # the fallback reads `fast`: its result is the fast pass's own
-            keeping.result = (deepcopy(result[0]), result[1])
-    return result
+            keeping.result, keeping.url = (deepcopy(result[0]), result[1]), options.url
+    return result  # type: ignore[no-any-return]
 
 
 def _sources() -> list[Any]:
     core = importlib.import_module(_MODULE)
-    main_extractor = importlib.import_module("trafilatura.main_extractor")
-    return [main_extractor, core._extract_and_compare, core._recall_retry, core.trafilatura_sequence]
+    # the step's own code and what it calls (where `fast` could be read), and the cascade's order of steps
+    steps = [importlib.import_module(f"trafilatura.{name}") for name in ("main_extractor", "htmlprocessing", "utils")]
+    return [*steps, core._extract_and_compare, core._recall_retry, core.trafilatura_sequence]
 
 
 _SWAP = GuardedSwap(_MODULE, {"extract_content": lambda: extract_content}, _sources, DIGEST)

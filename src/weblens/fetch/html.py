@@ -66,7 +66,7 @@ from weblens.fetch.pagekind import page_kind
 from weblens.fetch.pagetext import Line, lines_markdown, main_region, page_lines, text_before
 from weblens.fetch.passages import heading_words
 from weblens.fetch.posts import thread_markdown, without_repeated_quotes
-from weblens.fetch.responsive import small_screen_only
+from weblens.fetch.responsive import screen_reader_only, small_screen_only
 from weblens.fetch.sections import (
     MAX_KEPT_WORDS,
     PRODUCT_SHARE,
@@ -148,7 +148,9 @@ _DATE_KEYS = (
 # shows them (`H2O`, `95th`, a footnote's `[1]` after its word), as the page-text path reads them. Not `\<u>`
 # (the page's own text, escaped) nor inside a code span (group 1, kept). Linear: no nested repetition. The escaped
 # `_` trafilatura writes (group 2) is unescaped there too; in code it escapes nothing, so a `\_` is the page's own.
-_INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>|\\(_)")
+# So are its escaped brackets (group 3): a footnote's `[1]`, a quote's `[sic]` or `[…]` read `\[1\]` to the model,
+# and weblens' markdown holds no links for a bracket to start.
+_INLINE_TAGS = re.compile(r"(`[^`\n]*`)|(?<!\\)</?(?:u|sup|sub)>|\\(_)|(?<!\\)\\([\[\]])")
 _TWICE_MARKED = re.compile(r"(?m)^(#{1,6}) #{1,6} ")
 _BLANK_RUN = re.compile(r"\n{3,}")
 # The words `without_title` compares: a heading's and the title's, case and punctuation aside.
@@ -304,42 +306,60 @@ def _heading(tree: lxml_html.HtmlElement) -> str:
     return " ".join(heading.text_content().split()) if heading is not None else ""
 
 
-def _shown_parts(root: etree._Element, parts: list[str], small_screen: list[etree._Element] | None) -> None:
+class Layout:
+    """What the walk for the visible text finds of the page's layout (responsive.py): the elements only a screen
+    narrower than a desktop's shows, and those whose text only a screen reader reads."""
+
+    def __init__(self) -> None:
+        self.small_screen: list[etree._Element] = []
+        self.screen_reader: list[etree._Element] = []
+
+
+def _shown_parts(root: etree._Element, parts: list[str], layout: Layout | None) -> None:
     """Append the text nodes under `root` that no invisible element holds, in document order. One walk
     that steps over invisible subtrees: an XPath asking each text node for invisible ancestors costs
-    several times more on a deep page. With `small_screen`, the elements only a screen narrower than a
-    desktop's shows (responsive.py) are stepped over too, and appended to it: found on this walk they cost
-    under 1 % of extraction time, where an XPath of their own cost 5 %."""
+    several times more on a deep page. With `layout`, the elements only a screen narrower than a
+    desktop's shows are stepped over too, and noted in it with those whose text is left to screen readers:
+    found on this walk they cost under 1 % of extraction time, where an XPath of their own cost 5 %."""
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     for event, element in walker:
         if event == "start":
             if element.tag in _INVISIBLE_TAGS:
                 walker.skip_subtree()
-            elif (
-                small_screen is not None
-                and (classes := element.get("class"))
-                and small_screen_only(classes)
-                and element is not root
-            ):
-                small_screen.append(element)
-                walker.skip_subtree()
-            elif element.text:
+                continue
+            if layout is not None and (classes := element.get("class")) and element is not root:
+                if small_screen_only(classes):
+                    layout.small_screen.append(element)
+                    walker.skip_subtree()
+                    continue
+                if screen_reader_only(classes):
+                    layout.screen_reader.append(element)
+            if element.text:
                 parts.append(element.text)
         elif element.tail and element is not root:  # "end", or a comment or instruction: its tail is text
             parts.append(element.tail)
 
 
-def visible_text(tree: lxml_html.HtmlElement, small_screen: list[etree._Element] | None = None) -> str:
+def visible_text(tree: lxml_html.HtmlElement, layout: Layout | None = None) -> str:
     """The text a reader without JavaScript sees, spaces collapsed (`tree` is left as it is: trafilatura
-    reads a page's JSON-LD, and a thread page without it loses its posts). With `small_screen`, the text a
-    desktop shows: what only a smaller screen shows is left out, its elements appended to the list."""
+    reads a page's JSON-LD, and a thread page without it loses its posts). With `layout`, the text a
+    desktop shows: what only a smaller screen shows is left out, its elements noted in `layout`."""
     parts: list[str] = []
     roots: list[etree._Element] = []
     for root in _TEXT_ROOTS(tree):
         if not any(outer in roots for outer in root.iterancestors()):  # a nested body's text is read once
             roots.append(root)
-            _shown_parts(root, parts, small_screen)
+            _shown_parts(root, parts, layout)
     return " ".join(" ".join(parts).split())
+
+
+def _set_apart(elements: list[etree._Element]) -> None:
+    """A space after the text of each element (a screen reader's label, read aloud as a word of its own), where
+    the text after it would otherwise run on: `<span class="sr-only">Warning</span>You can be fined` read
+    `WarningYou can be fined`."""
+    for element in elements:
+        if not element.tail or not element.tail[0].isspace():
+            element.tail = f" {element.tail or ''}"
 
 
 def visible_text_length(html: str) -> int:
@@ -382,7 +402,7 @@ def _clean_markdown(text: str) -> str:
     # are left. Inside a fenced block or a code span, tags and backslashes are the page's own code.
     # A heading inside a `<summary>` comes back marked twice (`## ## Costs`) with blank lines to spare.
     parts = text.split("```")
-    parts[::2] = [_INLINE_TAGS.sub(_code_span, part) if "<" in part or "\\_" in part else part for part in parts[::2]]
+    parts[::2] = [_INLINE_TAGS.sub(_code_span, part) if "<" in part or "\\" in part else part for part in parts[::2]]
     parts[::2] = [_unmark_twice(part) if "# #" in part else part for part in parts[::2]]
     return "```".join(parts).strip()
 
@@ -392,7 +412,7 @@ def _unmark_twice(text: str) -> str:
 
 
 def _code_span(found: re.Match[str]) -> str:
-    return found.group(1) or found.group(2) or ""
+    return found.group(1) or found.group(2) or found.group(3) or ""
 
 
 def _fence_one_line_code(tree: lxml_html.HtmlElement) -> None:
@@ -411,7 +431,13 @@ def _fence_one_line_code(tree: lxml_html.HtmlElement) -> None:
 
 # Inline formatting trafilatura writes as markdown emphasis or code (its `hi` element) or as a tag.
 _NOTE_MARK_CHARS = 4  # `1`, `12`, `a`, `*`, `iv`: a footnote's mark, not a superscript word
-_EXPONENT = re.compile(r"[-+\u2212]?\d{1,3}")
+# What a raised exponent holds: a number (signed, decimal, or a charge like `2−`) or a signed variable (`-kt`); a
+# raised word of letters (`95th`, `Mme`, `TM`) reads onto its word.
+_EXPONENT = re.compile(r"[-+\u2212]?\d{1,4}(?:[.,]\d{1,4})?[-+\u2212]?|[-+\u2212][^\W\d_]{1,3}")
+# Where a superscript number is an exponent: after a number or a bracket (`10^6`, `(a+b)^2`) or a symbol or unit
+# of up to three letters (`mc^2`, `km^2`). After a longer word it is taken for an unlinked footnote and reads
+# onto the word as before.
+_EXPONENT_BASE = re.compile(r"(?:[\d)\]]|(?<![^\W\d_])[^\W\d_]{1,3})$")
 _FORMATTING = frozenset({"b", "strong", "i", "em", "u", "code", "sup", "sub", "kbd", "samp", "tt", "var"})
 
 
@@ -436,19 +462,19 @@ def _break_after_formatting(tree: lxml_html.HtmlElement) -> None:
 
 def _mark_superscripts(tree: lxml_html.HtmlElement) -> None:
     """Superscripts read onto their word (`95th`), so two kinds are marked first: a footnote's mark (`<sup><a
-    href="#fn:1">1</a></sup>`, as Hugo, Jekyll, Pandoc and MediaWiki write them) reads `[1]`, and a number
-    raised after a number, an exponent, reads `10^6`: unmarked, `founded in 1998` with its note read `19981`
-    and 10⁶ read `106`."""
+    href="#fn:1">1</a></sup>`, as Hugo, Jekyll, Pandoc and MediaWiki write them) reads `[1]`, and an exponent
+    reads `10^6`, `10^0.1`, `mc^2`, `e^-kt`: unmarked, `founded in 1998` with its note read `19981`, 10⁶ read `106`
+    and 10^0.1 read `100.1`."""
     for sup in tree.iter("sup"):
         link = next(sup.iter("a"), None)
         holder = link if link is not None and link.text and link.text.strip() else sup
         mark = (holder.text or "").strip()
-        if len(holder) or not 0 < len(mark) <= _NOTE_MARK_CHARS:
+        if len(holder) or not mark:
             continue
-        if link is not None and (link.get("href") or "").startswith("#"):
-            if not mark.startswith("["):
+        if link is not None:
+            if (link.get("href") or "").startswith("#") and len(mark) <= _NOTE_MARK_CHARS and mark[0] != "[":
                 holder.text = f"[{mark}]"
-        elif link is None and _EXPONENT.fullmatch(mark) and text_before(sup)[-1:].isdigit():
+        elif _EXPONENT.fullmatch(mark) and _EXPONENT_BASE.search(text_before(sup)):
             sup.text = f"^{mark}"
 
 
@@ -624,12 +650,13 @@ def extract_html(html: str, url: str | None = None, encoded: bytes | None = None
 def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     meta = _meta(tree)
     title = _title(tree, meta)
-    small_screen: list[etree._Element] = []
-    shown = visible_text(tree, small_screen)
-    if small_screen and len(shown) < SHELL_VISIBLE_CHARS:  # a page laid out for phones alone is read as it is
+    layout = Layout()
+    shown = visible_text(tree, layout)
+    if layout.small_screen and len(shown) < SHELL_VISIBLE_CHARS:  # a page laid out for phones alone is read as it is
         shown = visible_text(tree)
     else:
-        _drop_all(small_screen)  # the page as a desktop shows it: one copy of a section laid out twice
+        _drop_all(layout.small_screen)  # the page as a desktop shows it: one copy of a section laid out twice
+    _set_apart(layout.screen_reader)
     # read while the scripts are there: a thread's first post may be only in its JSON-LD
     thread = thread_markdown(tree, _heading(tree) or title, len(shown))
     kind = challenge_kind(tree, title, shown)

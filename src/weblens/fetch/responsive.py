@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["small_screen_only"]
+__all__ = ["screen_reader_only", "small_screen_only"]
 
 # the breakpoints a 1280 px window passes, smallest first (Bootstrap's xl starts at 1200 px, Tailwind's at 1280)
 _APPLIED = ("", "sm", "md", "lg", "xl")
@@ -54,3 +54,18 @@ def small_screen_only(classes: str) -> bool:
     widest = next((point for point in reversed(_APPLIED) if point in hidden), "")  # decides at 1280 px
     # no breakpoint class: hidden or shown at every width, not a small screen's copy
     return widest != "" and hidden[widest]
+
+
+# classes that hide text from the screen and leave it to screen readers: Bootstrap and Tailwind `sr-only`,
+# Bootstrap 5 `visually-hidden`, WordPress `screen-reader-text`, GOV.UK, Drupal, Foundation and others
+_SCREEN_READER_ONLY = frozenset(
+    {"sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text", "screen-reader-only", "screenreader-only",
+     "show-for-sr", "element-invisible", "u-visually-hidden", "govuk-visually-hidden", "assistive-text", "a11y-hidden"}
+)  # fmt: skip
+_SCREEN_READER_HINT = re.compile("sr|hidden|reader|invisible|assistive")  # in every one of them: most classes fail it
+
+
+def screen_reader_only(classes: str) -> bool:
+    """Whether these classes leave an element's text to screen readers alone (a label such as `Warning` or
+    `Rating: 4 of 5` beside an icon that says it on the screen)."""
+    return _SCREEN_READER_HINT.search(classes) is not None and not _SCREEN_READER_ONLY.isdisjoint(classes.split())

@@ -72,6 +72,9 @@ _GAP_WORDS = {"h": 1, "li": 1, "row": 1, "p": 5}
 _GAP_GAIN = 0.15
 _GAP_HELD = 0.5
 _GAP_NEW = 0.2
+# How far past the last block placed a short heading the pass kept is looked for (a bound: a page of thousands of
+# one-word headings the pass kept elsewhere would cost a search of the whole output for each).
+_HEADING_REACH = 16
 _WORD = re.compile(r"\w+")
 _NAMED = re.compile("cookie|consent|gdpr|modal|popup|newsletter|subscribe", re.IGNORECASE)
 _NAMED_ATTRIBUTES = etree.XPath("//@class|//@id")
@@ -271,6 +274,16 @@ def _held_share(key: list[str], where: dict[tuple[str, ...], int], shorter: set[
     return float(run in where or run in shorter) if key else 1.0
 
 
+def _next_holding(chunk_words: list[list[str]], at: int, key: tuple[str, ...]) -> int:
+    """The first of the next `_HEADING_REACH` chunks after `at` that is the words `key` alone (the heading as the
+    pass wrote it, not the same words in a sentence), else `at`."""
+    wanted = list(key)
+    for index in range(at + 1, min(at + 1 + _HEADING_REACH, len(chunk_words))):
+        if chunk_words[index] == wanted:
+            return index
+    return at
+
+
 def fill_gaps(lines: list[Line], kept: str) -> str | None:
     """`kept` (the pass's markdown) with the page text's blocks it left out between the first and the last
     block it holds put back in place, when their kind and size say content (`_GAP_WORDS`); None when there is
@@ -307,6 +320,8 @@ def fill_gaps(lines: list[Line], kept: str) -> str | None:
         key = tuple(keys[index])
         if held[index]:
             at = max(at, max(map(where.get, _runs(keys[index]), repeat(-1))))  # in C: -1 for a run not there
+        elif kind == "h" and 0 < len(key) < _KEPT_WORDS and found[index] == 1.0:
+            at = _next_holding(chunk_words, at, key)  # a short heading the pass kept: what follows goes under it
         elif found[index] <= _GAP_NEW and len(key) >= _GAP_WORDS.get(kind, len(key) + 1) and key not in back:
             back.add(key)
             after.setdefault(at, []).extend(block)
