@@ -197,3 +197,37 @@ def test_a_documentation_page_that_declares_an_article_keeps_the_main_content_pa
 
     assert found.extractor == "trafilatura"
     assert "## Why flexbox?" in found.content and "/v1/harbours" not in found.content
+
+
+def test_a_list_of_sentences_the_pass_left_out_comes_back_but_not_a_list_of_links() -> None:
+    """Its items are kept whole (documents to bring), where a list of links with as many words (other pages'
+    headlines) stays out like any list the pass left out."""
+    documents = (
+        "A passport valid for at least six months after your travel date",
+        "An acceptance letter from the university you will attend",
+        "Proof of funds, such as bank statements for the last three months",
+    )
+    headlines = (
+        "Embassy opens a second visa centre in the north of the country",
+        "New rules for student work permits take effect in the spring",
+    )
+    items = "".join(f"<li>{text}</li>" for text in documents)
+    links = "".join(f"<li><a href='/news/{i}'>{text}</a></li>" for i, text in enumerate(headlines))
+    page = (
+        "<html><head><title>Student visa guide</title></head><body><header><a href='/'>Study Abroad Portal</a>"
+        "<nav><a href='/visa'>Visas</a> <a href='/contact'>Contact</a></nav></header><div class='content-area'>"
+        "<p>This guide explains how to apply for a student visa, the documents you need, and how long processing "
+        "takes. Requirements differ a little between countries, so always check the embassy site first.</p>"
+        f"<h2>Required documents</h2><ul>{items}</ul><h2>How to apply</h2><ol><li>Fill in the online application "
+        "form on the embassy website.</li><li>Pay the visa fee, which is about 160 US dollars.</li></ol>"
+        "<table><tr><th>Country</th><th>Time</th><th>Fee</th></tr><tr><td>United Kingdom</td><td>3 weeks</td>"
+        "<td>490 pounds</td></tr><tr><td>Canada</td><td>8 weeks</td><td>150 Canadian dollars</td></tr></table>"
+        f"<h3>Latest news</h3><ul>{links}</ul></div></body></html>"
+    )
+    found = extract(page.encode(), "text/html")
+
+    assert found.extractor == "sections"
+    content = found.content
+    assert "## Required documents\n\n" + "\n".join(f"- {text}" for text in documents) in content
+    assert "Pay the visa fee" in content and "| Canada | 8 weeks |" in content
+    assert not any(headline in content for headline in headlines)

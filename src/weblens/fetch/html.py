@@ -73,6 +73,7 @@ from weblens.fetch.sections import (
     SECTIONS_SHARE,
     fill_gaps,
     holds_kept,
+    linked_items,
     merge_sections,
     mounted_box_words,
     named_box_words,
@@ -709,7 +710,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         if kept < share * words:
             return HtmlExtract(page, title, byline, date, method="page-text", visible_chars=visible_chars)
         if sections and kept < _MERGE_SHARES[declared] * words and _merge_holds(declared, page, content):
-            merged = merge_sections(page, content, lambda: named_box_words(tree))
+            merged = merge_sections(page, content, lambda: named_box_words(tree), lambda: linked_items(tree))
             if merged is not None:
                 return HtmlExtract(merged, title, byline, date, method="sections", visible_chars=visible_chars)
         filled = fill_gaps(lines, content) if gaps else None
