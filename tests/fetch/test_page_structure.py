@@ -168,7 +168,7 @@ def test_page_text_keeps_a_word_whole_across_its_formatting_and_code_lines_apart
     assert "Rated for H2O at 4oC, our 95th Winter buoy." in found.content  # was `H 2 O`, `95 th`, `W inter`
     assert "New Harbour kit" in found.content  # a styled badge stays a word of its own
     assert "Call `Buoy.lift()`'s check (`safe`) first." in found.content  # inline code marked, read onto its word
-    assert "| CO2 | 4 m2 |" in found.content
+    assert "| CO2 | 4 m^2 |" in found.content  # a square metre: an exponent after a unit
     assert "```\n$ tar xf buoy.tgz\n$ ./install.sh\n```" in found.content  # was one line
     assert "````\nfence with ``` inside\n````" in found.content  # a longer fence than the code's backticks
 
