@@ -5,7 +5,8 @@ markdown body the model reads) and, in the same run, trafilatura
 `extract(html, include_comments=False)` as the baseline (as installed: weblens' stand-ins for
 its XPath expressions, jusText's paragraph maker, its tree preparation and its page measure,
 `weblens.fetch.fast_xpaths`, `fast_justext`, `fast_prepare`, `fast_html2txt`, `fast_link_density` and
-`fast_second_opinion`, are put aside for it), single-threaded, interleaved page by page (each page read by
+`fast_second_opinion`, and its changes to what trafilatura writes, `orphan_formatting` and `cell_words`, are
+put aside for it), single-threaded, interleaved page by page (each page read by
 one system right after the other, which goes first alternating by round) so load on the machine hits both
 alike. Scores with each corpus' own `score.py` (4-token shingles; precision over non-empty outputs, recall
 over all pages).
@@ -54,12 +55,14 @@ import trafilatura
 
 from weblens.errors import BlockedError
 from weblens.fetch import (
+    cell_words,
     fast_html2txt,
     fast_justext,
     fast_link_density,
     fast_prepare,
     fast_second_opinion,
     fast_xpaths,
+    orphan_formatting,
     wild_text,
 )
 from weblens.fetch.extract import extract
@@ -73,7 +76,10 @@ ANCHOR_SCRIPT = Path(__file__).with_name("trafipy_anchor.py")
 ANCHOR_MISSING = "rs-trafilatura: not installable here (needs Python 3.12+ with trafipy)"
 SLOW_RATIO = 2.0  # no page may take weblens more than this times trafilatura's own time on it
 # put aside for trafilatura: its own code, uncounted
-STAND_INS = (fast_xpaths, fast_justext, fast_prepare, fast_html2txt, fast_link_density, wild_text, fast_second_opinion)
+STAND_INS = (
+    fast_xpaths, fast_justext, fast_prepare, fast_html2txt, fast_link_density, wild_text, fast_second_opinion,
+    orphan_formatting, cell_words,
+)  # fmt: skip
 SLOW_FLOOR_S = 0.05  # the issue's count: pages trafilatura itself spends at least this long on
 
 

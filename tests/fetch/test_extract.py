@@ -297,3 +297,15 @@ def test_the_text_does_not_open_with_a_heading_that_repeats_the_title() -> None:
         assert without_title(content, title) == content
     found = extract(article_html("The Skerryvore Ledger").encode(), "text/html")
     assert found.title == "The Skerryvore Ledger" and found.content.startswith("Paragraph 0: the lighthouse keeper")
+
+
+def test_a_table_cell_that_names_a_share_button_keeps_its_word() -> None:
+    words = "We tested nine e-readers over three months and compared the formats and support they offer. " * 3
+    rows = (("EPUB", "Converted", "Native"), ("PDF", "Basic", "Basic"), ("Print", "No", "No"),
+            ("Support", "Email", "Chat"), ("Sharing", "Facebook", "None"))  # fmt: skip
+    table = "<table><tr><th>Feature</th><th>Kindle</th><th>Kobo</th></tr>" + "".join(
+        "<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows
+    )
+    content = _story_text("Compare e-readers", words, table + "</table>")
+    for row in rows:  # trafilatura blanked `PDF`, `Print`, `Email` and `Facebook` as share buttons' labels
+        assert "| " + " | ".join(row) + " |" in content

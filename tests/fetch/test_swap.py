@@ -7,9 +7,10 @@ from types import ModuleType
 
 import pytest
 import trafilatura
-from trafilatura import core, main_extractor
+from trafilatura import core, htmlprocessing, main_extractor
 
 from weblens.fetch import (
+    cell_words,
     fast_html2txt,
     fast_link_density,
     fast_prepare,
@@ -25,6 +26,7 @@ _STAND_INS = [
     (fast_link_density, main_extractor, "delete_by_link_density"),
     (wild_text, main_extractor, "recover_wild_text"),
     (orphan_formatting, main_extractor, "handle_formatting"),
+    (cell_words, htmlprocessing, "textfilter"),
 ]
 
 

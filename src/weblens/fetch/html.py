@@ -50,6 +50,7 @@ from trafilatura.settings import CUT_EMPTY_ELEMS
 
 from weblens.errors import BlockedError
 from weblens.fetch import (
+    cell_words,
     fast_html2txt,
     fast_justext,
     fast_link_density,
@@ -211,6 +212,7 @@ fast_link_density.install()
 wild_text.install()
 orphan_formatting.install()
 fast_second_opinion.install()
+cell_words.install()
 
 DEEP_FLATTENED_NOTE = (
     "The page nests its elements deeper than the HTML parser follows; it was read with its nesting flattened, "
