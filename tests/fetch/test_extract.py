@@ -309,3 +309,14 @@ def test_a_table_cell_that_names_a_share_button_keeps_its_word() -> None:
     content = _story_text("Compare e-readers", words, table + "</table>")
     for row in rows:  # trafilatura blanked `PDF`, `Print`, `Email` and `Facebook` as share buttons' labels
         assert "| " + " | ".join(row) + " |" in content
+
+
+def test_a_date_in_a_time_element_is_read() -> None:
+    words = "Join us for a morning of talks about the history of the harbour and its boats, with tea after. " * 3
+    content = _story_text(
+        "Harbour talks",
+        words,
+        "<h2>Date and time</h2><p><time datetime='2024-10-12T10:00'>Sat 12 Oct, 10:00</time> – "
+        "<time datetime='2024-10-12T14:00'>14:00</time>, in the lifeboat station.</p>",
+    )
+    assert "## Date and time\n\nSat 12 Oct, 10:00 – 14:00, in the lifeboat station." in content  # was `– , in the`
