@@ -320,3 +320,16 @@ def test_a_date_in_a_time_element_is_read() -> None:
         "<time datetime='2024-10-12T14:00'>14:00</time>, in the lifeboat station.</p>",
     )
     assert "## Date and time\n\nSat 12 Oct, 10:00 – 14:00, in the lifeboat station." in content  # was `– , in the`
+
+
+def test_a_term_and_its_definition_read_as_one_line() -> None:
+    words = "These are the words your instructor will use on your first day out on the water in the bay. " * 3
+    content = _story_text(
+        "Sailing terms",
+        words,
+        "<dl><dt>Abeam</dt><dd>At right angles to the length of the boat.</dd><dt>Aft</dt>"
+        "<dd>Towards the <b>back</b> of the boat.</dd><dt>Boom</dt><dd><p>The spar under the mainsail.</p>"
+        "<p>Mind your head when it swings.</p></dd></dl>",
+    )
+    assert "- Abeam: At right angles to the length of the boat.\n- Aft: Towards the **back** of the boat." in content
+    assert "- Boom\n" in content and "The spar under the mainsail." in content  # paragraphs stay their own

@@ -124,6 +124,9 @@ _UNDECLARED_SHARE = 0.4
 # it. bench/extraction.py: documentation +0.006 F1 (both folds up), no other page type or fold moves; any
 # share from 0.7 to 0.95 does the same, at 1.0 an article fold loses.
 _DOCS_CODE_BLOCKS = 2
+# what makes a definition more than a line of text (`_pair_definitions`)
+_BLOCKS_IN_DEFINITIONS = ("p", "div", "ul", "ol", "dl", "table", "pre", "blockquote", "section", "figure", "br",
+                          "h1", "h2", "h3", "h4", "h5", "h6")  # fmt: skip
 _DOCS_SHARE = 0.9
 _CODE_BLOCKS = etree.XPath("count(//pre)")
 # trafilatura spends up to ~0.4 ms an element on some shapes (250 000 bare <p>: minutes); the
@@ -463,6 +466,37 @@ def _break_after_formatting(tree: lxml_html.HtmlElement) -> None:
             parent = br.getparent()
 
 
+def _pair_definitions(tree: lxml_html.HtmlElement) -> None:
+    """A term and its definition read as one line (`Aft: Towards the back of the boat.`): trafilatura writes a
+    `<dt>` and the `<dd>` after it as two list items, and a glossary or a table of facts (`Joined` / `Nov 4,
+    2011`) lost which went with which. Only a pair of inline text: a definition holding paragraphs or a list
+    stays an item of its own. bench/extraction.py: 7 modern pages change (glossaries, stat cards, member
+    profiles), F1 level (one documentation page -0.001), 2019 articles unchanged."""
+    for definition in list(tree.iter("dd")):
+        term = definition.getprevious()
+        if term is None or term.tag != "dt" or (term.tail or "").strip() or not _inline_text(term):
+            continue
+        if not _inline_text(definition):
+            continue
+        last = term[-1] if len(term) else None
+        said = (definition.text or "").lstrip()
+        if last is None:
+            term.text = f"{(term.text or '').rstrip()}: {said}"
+        else:
+            last.tail = f"{(last.tail or '').rstrip()}: {said}"
+        term.extend(list(definition))
+        term.tail = definition.tail
+        definition.getparent().remove(definition)
+
+
+def _inline_text(element: etree._Element) -> bool:
+    """Whether `element` holds text and no block (a paragraph, a list, a table...)."""
+    return (
+        bool("".join(element.itertext()).strip())
+        and next(element.iterdescendants(*_BLOCKS_IN_DEFINITIONS), None) is None
+    )
+
+
 def _keep_times(tree: lxml_html.HtmlElement) -> None:
     """A `<time>` reads as the text it shows: trafilatura deletes every one, with its text, so a live blog lost its
     entries' times and an event page its dates (`Date and time: –`). bench/extraction.py: modern pages 0.8193 ->
@@ -691,6 +725,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
     _break_after_formatting(tree)
     _mark_superscripts(tree)
     _keep_times(tree)
+    _pair_definitions(tree)
     _drop_all(_unseen(tree))
     source = _trafilatura_tree(tree)
     with fast_second_opinion.remembered() as first:
