@@ -62,10 +62,11 @@ _SCREEN_READER_ONLY = frozenset(
     {"sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text", "screen-reader-only", "screenreader-only",
      "show-for-sr", "element-invisible", "u-visually-hidden", "govuk-visually-hidden", "assistive-text", "a11y-hidden"}
 )  # fmt: skip
-_SCREEN_READER_HINT = re.compile("sr|hidden|reader|invisible|assistive")  # in every one of them: most classes fail it
 
 
 def screen_reader_only(classes: str) -> bool:
     """Whether these classes leave an element's text to screen readers alone (a label such as `Warning` or
     `Rating: 4 of 5` beside an icon that says it on the screen)."""
-    return _SCREEN_READER_HINT.search(classes) is not None and not _SCREEN_READER_ONLY.isdisjoint(classes.split())
+    if "sr" not in classes and "hidden" not in classes and "reader" not in classes and "invisible" not in classes:
+        return "assistive" in classes and not _SCREEN_READER_ONLY.isdisjoint(classes.split())
+    return not _SCREEN_READER_ONLY.isdisjoint(classes.split())  # every one of them holds one of those words
