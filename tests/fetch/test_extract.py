@@ -329,7 +329,9 @@ def test_a_term_and_its_definition_read_as_one_line() -> None:
         words,
         "<dl><dt>Abeam</dt><dd>At right angles to the length of the boat.</dd><dt>Aft</dt>"
         "<dd>Towards the <b>back</b> of the boat.</dd><dt>Boom</dt><dd><p>The spar under the mainsail.</p>"
-        "<p>Mind your head when it swings.</p></dd></dl>",
+        "<p>Mind your head when it swings.</p></dd><dt>Reach</dt><dd>A point of sail across the wind.</dd>"
+        "<dd>To sail on that point.</dd></dl>",
     )
     assert "- Abeam: At right angles to the length of the boat.\n- Aft: Towards the **back** of the boat." in content
     assert "- Boom\n" in content and "The spar under the mainsail." in content  # paragraphs stay their own
+    assert "- Reach\n- A point of sail across the wind.\n- To sail on that point." in content  # and several senses

@@ -486,14 +486,16 @@ def _break_after_formatting(breaks: list[etree._Element]) -> None:
 def _pair_definitions(definitions: list[etree._Element]) -> None:
     """A term and its definition read as one line (`Aft: Towards the back of the boat.`): trafilatura writes a
     `<dt>` and the `<dd>` after it as two list items, and a glossary or a table of facts (`Joined` / `Nov 4,
-    2011`) lost which went with which. Only a pair of inline text: a definition holding paragraphs or a list
-    stays an item of its own. bench/extraction.py: 7 modern pages change (glossaries, stat cards, member
-    profiles), F1 level (one documentation page -0.001), 2019 articles unchanged."""
+    2011`) lost which went with which. Only a pair of inline text, one definition to its term: a definition
+    holding paragraphs or a list, and a term's several senses, stay items of their own. bench/extraction.py: 7
+    modern pages change (glossaries, stat cards, member profiles), F1 level (one documentation page -0.001),
+    2019 articles unchanged."""
     for definition in definitions:
         term = definition.getprevious()
         if term is None or term.tag != "dt" or (term.tail or "").strip() or not _inline_text(term):
             continue
-        if not _inline_text(definition):
+        after = definition.getnext()
+        if not _inline_text(definition) or (after is not None and after.tag == "dd"):
             continue
         last = term[-1] if len(term) else None
         said = (definition.text or "").lstrip()
