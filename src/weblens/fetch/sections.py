@@ -209,15 +209,11 @@ def merge_sections(page: str, kept: str, boxes: Callable[[], str], linked: Calla
             continue
         if block.startswith("- "):  # a list: the items the pass kept (and of a list of sentences, the rest)
             lines = block.split("\n")
-            sentences = len(key.split()) >= _LIST_ITEM_WORDS * len(lines)
-            if sentences and links is None:
-                links = linked()
-            unlinked = links if sentences and links is not None else None  # None: only the items the pass kept
-            items = [
-                line
-                for line in lines
-                if f" {_words(line)} " in known or (unlinked is not None and _words(line) not in unlinked)
-            ]
+            if len(key.split()) >= _LIST_ITEM_WORDS * len(lines):  # a list of sentences
+                links = linked() if links is None else links
+                items = [line for line in lines if f" {_words(line)} " in known or _words(line) not in links]
+            else:
+                items = [line for line in lines if f" {_words(line)} " in known]
             extra += [line for line in items if f" {_words(line)} " not in known]
             if items:
                 out.append(("\n".join(items), ""))
