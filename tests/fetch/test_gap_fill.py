@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from weblens.fetch import wild_text
 from weblens.fetch.extract import extract
+from weblens.fetch.sections import gaps_may_add
 from weblens.testing.pages import page_fixture
 
 _SEASONS = (
@@ -131,3 +132,10 @@ def test_items_cut_out_go_back_under_the_short_heading_the_pass_kept() -> None:
     content = found.content
     order = [content.index(text) for text in ("## Go", "Hugo", "## Python", "Pelican", "MkDocs", "## Ruby", "Jekyll")]
     assert order == sorted(order), content
+
+
+def test_a_page_the_pass_read_almost_whole_is_not_searched_for_gaps() -> None:
+    """What goes back is shown text the pass left out: under `GAP_GAIN` of the kept words besides them, no search."""
+    kept = "## Heading\n\n" + "word " * 100  # 101 words (the markdown mark is no word)
+    assert not gaps_may_add(kept, 110)
+    assert gaps_may_add(kept, 120)

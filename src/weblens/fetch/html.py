@@ -73,6 +73,7 @@ from weblens.fetch.sections import (
     PRODUCT_SHARE,
     SECTIONS_SHARE,
     fill_gaps,
+    gaps_may_add,
     holds_kept,
     linked_items,
     merge_sections,
@@ -765,7 +766,7 @@ def _extract_tree(tree: lxml_html.HtmlElement, url: str | None) -> HtmlExtract:
         share = _DOCS_SHARE
     # a page of sections (sections.py) may keep more of the page text than the main-content pass
     sections = method == "trafilatura" and _sectioned(declared, kept, shown_words)
-    gaps = method == "trafilatura" and (declared in _MERGE_SHARES or wild)
+    gaps = method == "trafilatura" and (declared in _MERGE_SHARES or wild) and gaps_may_add(content, shown_words)
     if sections or gaps or kept < share * shown_words:
         lines, words = _page_text(tree)
         page = lines_markdown(lines)
