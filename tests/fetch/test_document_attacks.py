@@ -89,7 +89,7 @@ async def test_a_csv_of_one_huge_line_is_a_bounded_table_that_says_so(pages: Pag
     text = await _read(pages, "/wide.csv", wide, "text/csv")
     assert len(text) < 1_000 and text.endswith(f"(only the first {MAX_COLUMNS} of 4,000,001 columns are shown)")
     text = await _read(pages, "/field.csv", one_field, "text/csv")
-    assert text.startswith("(not shown as a table: field larger than field limit")
+    assert text.startswith("(not shown as a table: a field is longer than the 131,072 characters one may hold)")
 
 
 async def test_an_epub_chapter_of_one_12_mb_run_of_text_is_cut_and_says_so(pages: PageServer) -> None:
@@ -185,6 +185,36 @@ async def test_an_empty_or_broken_file_of_any_format_is_a_typed_error_or_says_it
                 assert exc.code == "unsupported_content", (name, exc.code, exc.message)
                 assert "Traceback" not in exc.message and len(exc.message) < 600, name
             assert time.perf_counter() - started < HANG_S, name
+
+
+async def test_a_pdf_damaged_past_pypdfs_own_errors_is_a_typed_error_that_says_it_could_not_be_read(
+    pages: PageServer,
+) -> None:
+    damaged = make_pdf(["Harbour lights"]).replace(b"trailer\n<<", b"trailer\n5 <<")  # a trailer that is no dictionary
+    pages.route("GET", "/damaged.pdf", Reply(body=damaged, content_type="application/pdf"))
+    async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
+        with pytest.raises(WeblensError) as caught:  # was pypdf's AttributeError, an internal_error for web_fetch
+            await fetcher.fetch(pages.url("/damaged.pdf"))
+    assert caught.value.code == "unsupported_content"
+    assert caught.value.message.startswith("the PDF could not be read: it looks damaged")
+
+
+@pytest.mark.skipif(not ocr_available(), reason="OCR is not installed: pip install 'weblens[ocr]'")  # read before OCR
+async def test_an_image_damaged_past_pillows_own_errors_is_a_typed_error_that_says_it_could_not_be_read(
+    pages: PageServer,
+) -> None:
+    from PIL import Image
+
+    saved = io.BytesIO()
+    Image.new("RGB", (64, 32), "white").save(saved, "TIFF")
+    damaged = bytearray(saved.getvalue())
+    damaged[8] = 158  # the first directory's count of entries, as a fuzzer changed it
+    pages.route("GET", "/damaged.tiff", Reply(body=bytes(damaged), content_type="image/tiff"))
+    async with Fetcher(_settings(pages), cache=Cache(None)) as fetcher:
+        with pytest.raises(WeblensError) as caught:  # was Pillow's TypeError("Missing dimensions")
+            await fetcher.fetch(pages.url("/damaged.tiff"))
+    assert caught.value.code == "unsupported_content"
+    assert caught.value.message.startswith("the body (image/tiff) could not be read as a TIFF image: it looks damaged")
 
 
 @pytest.mark.skipif(not ocr_available(), reason="OCR is not installed: pip install 'weblens[ocr]'")  # none decodes it

@@ -14,6 +14,7 @@ from weblens.cache import Cache
 from weblens.config import Settings
 from weblens.errors import TooLargeError, UnsupportedContentError
 from weblens.fetch import Fetcher, fetch
+from weblens.fetch.extract import extract
 from weblens.fetch.office import READER_NAMES, html_markdown
 from weblens.testing import Reply
 from weblens.testing.documents import (
@@ -27,6 +28,7 @@ from weblens.testing.documents import (
     odf_document,
     zip_bomb,
 )
+from weblens.testing.hostile_documents import WORD_NS, rezip
 from weblens.testing.pages import PageServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -165,30 +167,6 @@ async def test_without_the_extra_the_error_says_what_to_install(
     assert "pip install 'weblens[documents]'" in caught.value.message
 
 
-async def test_a_long_csv_is_a_bounded_table_that_counts_what_it_leaves_out(
-    pages: PageServer, fetcher_settings: Settings
-) -> None:
-    rows = "".join(f"{n},item {n}\n" for n in range(5_000))
-    pages.route("GET", "/big.csv", Reply(body="id,name\n" + rows, content_type="text/csv"))
-    settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 1})
-    async with Fetcher(settings, cache=Cache(None)) as fetcher:
-        document, _ = await fetcher.document(pages.url("/big.csv"))
-    assert document.content.startswith("| id | name |\n| --- | --- |\n| 0 | item 0 |")
-    assert "| 1998 | item 1998 |" in document.content and "item 1999" not in document.content
-    assert document.content.endswith("(3,001 more lines not shown)")
-
-
-async def test_tab_separated_values_are_a_table_by_type_or_by_name(pages: PageServer) -> None:
-    body = b"ship\ttons\tport\nAlbatross\t4200\tPier 4\nPetrel\t1800\tPier 9\n"
-    pages.route("GET", "/ships", Reply(body=body, content_type="text/tab-separated-values"))
-    pages.route("GET", "/ships.tsv", Reply(body=body, content_type="text/plain"))
-    settings = Settings(fetch={"allowed_hosts": [pages.host]})
-    for path in ("/ships", "/ships.tsv"):
-        page = await fetch(pages.url(path), settings=settings, cache=Cache(None))
-        assert page.extractor == "csv", path
-        assert "| ship | tons | port |\n| --- | --- | --- |\n| Albatross | 4200 | Pier 4 |" in page.content, path
-
-
 async def test_a_spreadsheets_repeated_rows_and_cells_show_as_far_as_a_table_does(pages: PageServer) -> None:
     """ODF writes a run of equal cells or rows as one element with a repeat count: a million empty rows
     cost nothing, a repeated row with text shows up to the row bound, a cell repeated 5 000 times is
@@ -324,3 +302,139 @@ async def test_a_sheet_s_dates_and_whole_numbers_read_as_a_spreadsheet_shows_the
         page = await fetcher.fetch(served.url("/sailings.xlsx"))
     assert "| Spring | 2024-03-01 | 12 |" in page.content  # was `2024-03-01 00:00:00`
     assert "| Night | 2024-03-01 21:30:00 | 4.5 |" in page.content
+
+
+def test_an_odt_reads_as_its_text_reads_with_changes_accepted_notes_apart_and_comments_left_out() -> None:
+    dc = 'xmlns:dc="http://purl.org/dc/elements/1.1/"'
+    cell = "<table:table-cell><text:p>{}</text:p></table:table-cell>"
+    inner = f'<table:table table:name="inner"><table:table-row>{cell.format("Tern")}</table:table-row></table:table>'
+    body = odf_document(
+        "odt",
+        "<office:text><text:tracked-changes><text:changed-region text:id='c1'><text:deletion>"
+        f"<office:change-info><dc:creator {dc}>Ed</dc:creator></office:change-info>"
+        "<text:p>The clause that was struck out.</text:p></text:deletion></text:changed-region></text:tracked-changes>"
+        '<text:h text:outline-level="1"><text:number>1.</text:number>Survey</text:h>'
+        "<text:p>Lights were counted<text:note text:note-class='footnote'><text:note-citation>1</text:note-citation>"
+        "<text:note-body><text:p>At dusk.</text:p></text:note-body></text:note> by the keeper.</text:p>"
+        f"<text:p>Gulls<office:annotation><dc:creator {dc}>Rev</dc:creator><dc:date {dc}>2024-01-01</dc:date>"
+        "<text:p>Check this.</text:p></office:annotation> nest here.</text:p>"
+        "<text:p><draw:frame><draw:text-box><text:p>A boxed aside.</text:p></draw:text-box></draw:frame>"
+        "The paragraph the box is anchored in.</text:p>"
+        '<table:table table:name="t"><table:table-header-rows><table:table-row>'
+        + cell.format("Bird")
+        + cell.format("Count")
+        + "</table:table-row></table:table-header-rows><table:table-row>"
+        + f"<table:table-cell>{inner}</table:table-cell>"
+        + cell.format("12")
+        + "</table:table-row></table:table></office:text>",
+    )
+    text = extract(body, CONTENT_TYPES["odt"]).content
+    assert "struck out" not in text and "Rev" not in text and "Check this" not in text and "2024" not in text
+    assert "# 1. Survey" in text  # was `1.Survey`
+    assert "Lights were counted[1] by the keeper.\n\n[1] At dusk." in text  # was `counted1At dusk. by`
+    assert "Gulls nest here." in text  # was `GullsRevCheck this. nest here.`
+    assert "The paragraph the box is anchored in.\n\nA boxed aside." in text  # was `A boxed aside.The paragraph`
+    assert text.endswith("| Bird | Count |\n| --- | --- |\n| Tern | 12 |")  # the inner row was an extra outer one
+
+
+def test_a_spreadsheet_cells_comment_is_no_part_of_its_value() -> None:
+    dc = 'xmlns:dc="http://purl.org/dc/elements/1.1/"'
+    cell = "<table:table-cell><text:p>{}</text:p></table:table-cell>"
+    body = odf_document(
+        "ods",
+        '<office:spreadsheet><table:table table:name="Budget"><table:table-row>'
+        + cell.format("Item")
+        + cell.format("Cost")
+        + "</table:table-row><table:table-row>"
+        + cell.format("Rent")
+        + f'<table:table-cell office:value-type="float" office:value="1200"><office:annotation {dc}>'
+        f"<dc:creator>Ann</dc:creator><dc:date>2024-01-01T00:00:00</dc:date><text:p>check with landlord</text:p>"
+        "</office:annotation><text:p>1200</text:p></table:table-cell></table:table-row></table:table>"
+        "</office:spreadsheet>",
+    )
+    text = extract(body, CONTENT_TYPES["ods"]).content
+    assert "| Rent | 1200 |" in text  # was `Ann2024-01-01T00:00:00check with landlord1200`
+
+
+def test_a_word_tables_merged_cells_leave_every_value_in_its_column() -> None:
+    def cell(text: str, props: str = "") -> str:
+        return f"<w:tc><w:tcPr>{props}</w:tcPr><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:tc>"
+
+    down, below, across = '<w:vMerge w:val="restart"/>', "<w:vMerge/>", '<w:gridSpan w:val="2"/>'
+    rows = (
+        (cell("Region", down), cell("2023", across), cell("Total")),
+        (cell("", below), cell("H1"), cell("H2"), cell("")),
+        (cell("North", down), cell("10"), cell("20"), cell("30")),
+        (cell("", below), cell("11"), cell("21"), cell("32")),
+    )
+    table = "<w:tbl>" + "".join("<w:tr>" + "".join(row) + "</w:tr>" for row in rows) + "</w:tbl>"
+    docx, content_type = make_document("docx")
+    body = rezip(docx, {"word/document.xml": f"<w:document {WORD_NS}><w:body>{table}</w:body></w:document>"})
+    assert extract(body, content_type).content == (  # was `| 11 | 21 | 32 |  |`: each value a column to the left
+        "| Region | 2023 |  | Total |\n|---|---|---|---|\n|  | H1 | H2 |  |\n"
+        "| North | 10 | 20 | 30 |\n|  | 11 | 21 | 32 |"
+    )
+
+
+def test_a_hostile_span_adds_no_more_blank_cells_than_a_table_shows() -> None:
+    from weblens.fetch.office import MAX_COLUMNS
+
+    html = '<table><tr><td colspan="100000" rowspan="65534">wide</td><td>b</td></tr>' + "<tr><td>c</td></tr>" * 1000
+    text = html_markdown(html + "</table>")
+    assert text.startswith("| wide |" + "  |" * (MAX_COLUMNS - 1) + " b |")
+    assert text.count("\n") == 1001 and len(text) < 200_000
+
+
+def test_an_epub_missing_files_its_manifest_lists_reads_the_chapters_that_are_there() -> None:
+    epub, content_type = make_document("epub")
+    opf = zipfile.ZipFile(io.BytesIO(epub)).read("OEBPS/content.opf").decode()
+    chapter = zipfile.ZipFile(io.BytesIO(epub)).read("OEBPS/c1.xhtml").decode()
+    listed = (
+        '<item id="font" href="fonts/Serif.otf" media-type="application/vnd.ms-opentype"/>'
+        '<item id="cover" href="images/cover.jpg" media-type="image/jpeg" properties="cover-image"/>'
+        '<item id="c2" href="c2.xhtml" media-type="application/xhtml+xml"/>'
+        '<item id="c3" href="c3.xhtml" media-type="application/xhtml+xml"/></manifest>'
+    )
+    opf = opf.replace("</manifest>", listed).replace("</spine>", '<itemref idref="c2"/><itemref idref="c3"/></spine>')
+    third = chapter.replace(HEADING, "Chapter Three")
+    body = rezip(epub, {"OEBPS/content.opf": opf, "OEBPS/c3.xhtml": third})  # no font, cover or c2.xhtml
+    text = extract(body, content_type).content  # was refused: KeyError "There is no item named 'OEBPS/fonts/...'"
+    assert f"# {HEADING}" in text and "| Albatross | 4200 |" in text
+    assert "(a chapter is missing from the file: c2.xhtml)\n\n# Chapter Three" in text
+
+
+def test_an_epub_with_an_empty_title_has_none() -> None:
+    epub, content_type = make_document("epub")
+    opf = zipfile.ZipFile(io.BytesIO(epub)).read("OEBPS/content.opf").decode()
+    body = rezip(epub, {"OEBPS/content.opf": opf.replace(f"<dc:title>{HEADING}</dc:title>", "<dc:title/>")})
+    assert extract(body, content_type).title == ""  # was "None"
+
+
+def test_a_computed_number_shows_as_a_spreadsheet_shows_it() -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(("Item", "Gross"))
+    book.active.append(("Tea", 3.3))
+    saved = io.BytesIO()
+    book.save(saved)
+    sheet = zipfile.ZipFile(saved).read("xl/worksheets/sheet1.xml").decode()
+    stored = sheet.replace("<v>3.3</v>", "<v>3.3000000000000003</v>")  # a formula's value, as Excel stores it
+    text = extract(rezip(saved.getvalue(), {"xl/worksheets/sheet1.xml": stored}), CONTENT_TYPES["xlsx"]).content
+    assert "| Tea | 3.3 |" in text  # was `3.3000000000000003`
+
+
+@pytest.mark.parametrize(
+    ("content_type", "said"),
+    [
+        ("application/msword", "the .doc file is in the older binary Office format"),
+        ("application/vnd.ms-excel", "the .xls file is in the older binary Office format"),
+        ("application/vnd.ms-powerpoint", "the .ppt file is in the older binary Office format"),
+        ("application/octet-stream", "the file is password-protected (encrypted) or in the older binary Office"),
+    ],
+)
+def test_a_legacy_binary_office_file_says_so_under_any_type(content_type: str, said: str) -> None:
+    legacy = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096)  # an OLE2 compound file, as Office 97-2003 saved
+    with pytest.raises(UnsupportedContentError) as caught:  # was "cannot turn application/msword content into text"
+        extract(legacy, content_type)
+    assert caught.value.message.startswith(said)

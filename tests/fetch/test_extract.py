@@ -50,6 +50,20 @@ def test_undeclared_western_text_reads_as_windows_1252() -> None:
     assert decode_body(polish.encode("cp1250"), "text/plain") == (polish, "cp1250")
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Price,Item\n€5,Crème brûlée\n€7,Smörgåsbord\n", "nombre,precio\nSeñor García,€12\nNiño pequeño,€3\n"],
+)
+def test_short_undeclared_western_text_reads_as_windows_1252_not_a_dos_code_page(text: str) -> None:
+    assert decode_body(text.encode("cp1252"), "text/csv") == (text, "cp1252")  # was cp775, cp857: `Se±or Garcÿa`
+
+
+def test_utf16_without_a_bom_reads_as_utf16() -> None:
+    text = "Name,City\nAnn,Oslo\n"  # valid UTF-8 too, a NUL after each letter: was read so
+    assert decode_body(text.encode("utf-16-le"), "text/csv") == (text, "utf-16-le")
+    assert decode_body(text.encode("utf-16-be"), "text/plain") == (text, "utf-16-be")
+
+
 def test_a_bom_wins() -> None:
     text, _ = decode_body("hello".encode("utf-16"), "text/plain; charset=latin-1")
     assert text == "hello"
@@ -68,7 +82,7 @@ def test_a_backslash_before_an_underscore_in_code_is_the_page_s_own() -> None:
         "Reports",
         words,
         "<p>In LaTeX write <code>my\\_report</code> for my_report, as in:</p>"
-        "<pre><code>\\input{my\\_report\\_final.tex}</code></pre>"
+        "<pre><code>\\input{my\\_report\\_final.tex}</code></pre>",
     )
     assert "`my\\_report` for my_report" in content  # trafilatura's own escape of prose `_` undone, not the code's
     assert "\\input{my\\_report\\_final.tex}" in content
@@ -81,7 +95,7 @@ def test_a_footnote_mark_stays_apart_from_the_number_before_it() -> None:
         "Sourdough",
         words,
         f"<p>The bakery was founded in 1998{note.format(1)} "
-        f"and a bag of flour now costs $12{note.format(2)} here, for the 95<sup>th</sup> loaf of 10<sup>6</sup>.</p>"
+        f"and a bag of flour now costs $12{note.format(2)} here, for the 95<sup>th</sup> loaf of 10<sup>6</sup>.</p>",
     )
     assert "founded in 1998[1]" in content and "$12[2] here" in content  # was `19981`, `$122`, then `1998\\[1\\]`
     assert "the 95th loaf" in content  # a superscript that is no note's mark still reads onto its word
@@ -95,7 +109,7 @@ def test_an_exponent_keeps_its_value() -> None:
         words,
         "<p>Each step on the scale is logarithmic (10<sup>0.1</sup> = 1.26), the energy is E = mv<sup>2</sup>/2, "
         "the signal fades as e<sup>-kt</sup> over a field of 12 km<sup>2</sup>, as reported<sup>2</sup> by the "
-        "crew of the 3<sup>rd</sup> survey, an [sic] error and all.</p>"
+        "crew of the 3<sup>rd</sup> survey, an [sic] error and all.</p>",
     )
     assert "(10^0.1 = 1.26)" in content  # was `100.1`: another value
     assert "E = mv^2/2" in content and "fades as e^-kt over a field of 12 km^2," in content
@@ -125,7 +139,7 @@ def test_superscripts_and_subscripts_read_as_the_page_shows_them() -> None:
         "<p>Each litre of H<sub>2</sub>O drawn past the 95<sup>th</sup> buoy is weighed twice, as the port rules "
         "require<sup>[1]</sup>, and the area is 40 m<sup>2</sup> in all, measured by the crew every spring.</p>"
         "<p>Write <code>x&lt;sup&gt;2&lt;/sup&gt;</code> in the log when a figure is squared, never a caret.</p>"
-        "<pre><code>area = 40 &lt;sup&gt;m2&lt;/sup&gt;\nlog(area)</code></pre>"
+        "<pre><code>area = 40 &lt;sup&gt;m2&lt;/sup&gt;\nlog(area)</code></pre>",
     )
     assert "Each litre of H2O drawn past the 95th buoy" in content
     assert "as the port rules require[1], and the area is 40 m^2 in all" in content
@@ -141,7 +155,7 @@ def test_a_line_break_that_ends_bold_text_keeps_the_next_line_apart() -> None:
         words,
         "<p><b>Vegetables – half of your plate.<br></b>Aim for colour and variety at every meal.</p>"
         "<p><em>Whole grains – a quarter.<br></em>Oats and brown rice over white bread.</p>"
-        "<p><strong>Lines<br>of one bold block<br></strong> stay readable.</p>"
+        "<p><strong>Lines<br>of one bold block<br></strong> stay readable.</p>",
     )
     assert "**Vegetables – half of your plate.**\n\nAim for colour" in content  # was `plate.**Aim`
     assert "*Whole grains – a quarter.*\n\nOats" in content
@@ -214,9 +228,7 @@ def test_the_pages_own_angle_bracket_text_survives_link_cleanup() -> None:
 def test_markup_inside_a_code_block_is_kept() -> None:
     words = "The development server prints the file it serves, underlined in the terminal. " * 3
     content = _story_text(
-        "Running",
-        words,
-        "<pre><code>$ serve dev &lt;u&gt;main.py&lt;/u&gt;\nready on port 8000</code></pre>"
+        "Running", words, "<pre><code>$ serve dev &lt;u&gt;main.py&lt;/u&gt;\nready on port 8000</code></pre>"
     )
     assert "```\n$ serve dev <u>main.py</u>\nready on port 8000\n```" in content
 
@@ -237,7 +249,13 @@ def test_a_one_line_code_block_stays_a_block_and_the_table_after_it_a_table() ->
     assert "weblens chat\n```\n\nInstall the package" in content, content
     blocks = [t.type for t in MarkdownIt("commonmark").enable("table").parse(content) if t.level == 0]
     assert [b for b in blocks if b in ("fence", "table_open", "paragraph_open", "heading_open")] == [
-        "heading_open", "paragraph_open", "fence", "table_open", "paragraph_open", "fence", "paragraph_open",
+        "heading_open",
+        "paragraph_open",
+        "fence",
+        "table_open",
+        "paragraph_open",
+        "fence",
+        "paragraph_open",
     ]
 
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import subprocess
+import sys
+from pathlib import Path
+
 import httpx
 import pytest
 
@@ -19,7 +24,7 @@ from weblens.errors import (
 )
 from weblens.fetch import Page, fetch
 from weblens.testing import FakeServer, Reply
-from weblens.testing.pages import ARTICLE_PARAGRAPHS, PageServer
+from weblens.testing.pages import ARTICLE_PARAGRAPHS, PageServer, make_pdf
 
 
 async def test_an_article_becomes_markdown_with_its_metadata(pages: PageServer, settings: Settings, cache: Cache):
@@ -74,6 +79,37 @@ async def test_a_broken_pdf_is_a_clear_error(pages: PageServer, settings: Settin
     pages.route("GET", "/bad.pdf", Reply(body=b"%PDF-1.4 garbage", content_type="application/pdf"))
     with pytest.raises(UnsupportedContentError, match="PDF"):
         await fetch(pages.url("/bad.pdf"), settings=settings, cache=cache)
+
+
+def _permissions_only_pdf(text: str) -> bytes:
+    """A PDF encrypted with AES and an empty user password, as "permissions-only" PDFs are: every viewer opens it."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(make_pdf([text]))))
+    writer.encrypt(user_password="", owner_password="owner-secret", algorithm="AES-128")
+    saved = io.BytesIO()
+    writer.write(saved)
+    return saved.getvalue()
+
+
+async def test_an_aes_encrypted_pdf_with_an_empty_password_reads(pages: PageServer, settings: Settings, cache: Cache):
+    pages.route("GET", "/report.pdf", Reply(body=_permissions_only_pdf("Revenue rose"), content_type="application/pdf"))
+    page = await fetch(pages.url("/report.pdf"), settings=settings, cache=cache)  # needs `cryptography`, now declared
+    assert page.extractor == "pypdf" and "Revenue rose" in page.content
+
+
+def test_without_cryptography_an_aes_pdf_is_a_typed_error_saying_what_it_needs(tmp_path: Path) -> None:
+    path = tmp_path / "report.pdf"
+    path.write_bytes(_permissions_only_pdf("Revenue rose"))
+    script = (  # pypdf picks its AES provider on import: a fresh interpreter without `cryptography`
+        "import sys\nsys.modules['cryptography'] = None\n"
+        "from weblens.errors import WeblensError\nfrom weblens.fetch.extract import extract\n"
+        f"try:\n    extract(open({str(path)!r}, 'rb').read(), 'application/pdf')\n"
+        "except WeblensError as exc:\n    print(exc.code, exc.message)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    said = "unsupported_content the PDF could not be read: it needs a package not installed here (cryptography"
+    assert done.stdout.startswith(said), done.stdout + done.stderr  # was pypdf's DependencyError, untyped
 
 
 @pytest.mark.parametrize(("path", "words"), [("/cp1251", "съешь же ещё этих"), ("/gbk", "敏捷的棕色狐狸")])

@@ -10,6 +10,7 @@ import pytest
 from weblens.cache import Cache
 from weblens.config import Settings
 from weblens.fetch import fetch
+from weblens.fetch.extract import extract
 from weblens.fetch.notebook import MAX_OUTPUT_CHARS
 from weblens.testing import Reply
 from weblens.testing.pages import PageServer
@@ -79,3 +80,18 @@ async def test_other_json_is_still_pretty_printed(pages: PageServer) -> None:
         pages.url("/data.json"), settings=Settings(fetch={"allowed_hosts": [pages.host]}), cache=Cache(None)
     )
     assert page.extractor == "json" and '"cells": [\n    1,' in page.content
+
+
+def test_a_cells_output_loses_its_terminal_colours() -> None:
+    cell = {
+        "cell_type": "code",
+        "source": "warn()",
+        "outputs": [
+            {"output_type": "stream", "name": "stderr", "text": ["\x1b[31mWarning:\x1b[0m low tide\n"]},
+            {"output_type": "error", "ename": "ValueError", "evalue": "\x1b[0;31mbad depth\x1b[0m", "traceback": []},
+            {"output_type": "stream", "name": "stdout", "text": "\x1b]8;;https://example.com\x07chart\x1b]8;;\x07\n"},
+        ],
+    }
+    notebook = {"nbformat": 4, "metadata": {}, "cells": [cell]}
+    text = extract(json.dumps(notebook).encode(), "application/x-ipynb+json").content
+    assert "```text\nWarning: low tide\nValueError: bad depth\nchart\n```" in text  # was `\x1b[31mWarning:\x1b[0m`

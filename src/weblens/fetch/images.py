@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import io
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from weblens.errors import TooLargeError, UnsupportedContentError
+from weblens.errors import TooLargeError, UnsupportedContentError, WeblensError
 from weblens.fetch.ocr import MAX_OCR_PAGES, MAX_OCR_PIXELS, OcrBudget, ocr_missing
 
 __all__ = ["IMAGE_TYPES", "MAX_IMAGE_PIXELS", "ImageText", "image_kind", "image_to_text"]
@@ -55,6 +57,7 @@ _MAGIC = (
 _BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
 _GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
 _EIGHT_BIT_MODES = frozenset({"1", "L", "LA", "P", "PA", "RGB", "RGBA", "RGBX", "CMYK", "YCbCr"})
+_MAX_REASON_CHARS = 200  # of Pillow's own message in ours: enough to say what broke
 
 
 class ImageText(NamedTuple):
@@ -84,22 +87,28 @@ def image_kind(body: bytes, media_type: str) -> str | None:
     return IMAGE_TYPES.get(media_type)
 
 
-def _open(body: bytes, kind: str, media_type: str) -> Any:
-    """The image, its header read and nothing decoded; a bomb → TooLargeError."""
+@contextmanager
+def _reading(kind: str, media_type: str) -> Iterator[None]:
+    """Pillow's errors for a damaged file as one typed error: they have no common base (a TIFF with a few header
+    bytes changed raised TypeError). Our own errors, and the worker's memory limit, pass as they are."""
     from PIL import Image, UnidentifiedImageError
 
     try:
-        image = Image.open(io.BytesIO(body), formats=list(_PILLOW_FORMATS.values()))
+        yield
+    except (WeblensError, MemoryError):
+        raise
     except Image.DecompressionBombError as exc:
         raise TooLargeError(f"the image was not decoded: {exc} (a decompression bomb?)") from None
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
-        raise _unreadable(kind, media_type, exc) from None
-    return image
+    except UnidentifiedImageError:  # its message names the in-memory buffer it was given
+        raise _unreadable(kind, media_type, "Pillow does not recognise it (a damaged file?)") from None
+    except Exception as exc:
+        said = str(exc)[:_MAX_REASON_CHARS]
+        raise _unreadable(kind, media_type, f"it looks damaged ({type(exc).__name__}: {said})") from None
 
 
-def _unreadable(kind: str, media_type: str, exc: Exception) -> UnsupportedContentError:
+def _unreadable(kind: str, media_type: str, reason: str) -> UnsupportedContentError:
     return UnsupportedContentError(
-        f"the body ({media_type or 'untyped'}) could not be read as a {kind.upper()} image: {exc}",
+        f"the body ({media_type or 'untyped'}) could not be read as a {kind.upper()} image: {reason}",
         details={"type": media_type, "format": kind},
     )
 
@@ -151,20 +160,19 @@ def image_to_text(body: bytes, kind: str, media_type: str = "", budget: OcrBudge
         raise UnsupportedContentError(
             f"reading the text in a {kind.upper()} image needs OCR: {missing}", details={"type": media_type}
         )
-    with warnings.catch_warnings():
+    texts = []
+    budget = budget or OcrBudget()
+    with warnings.catch_warnings(), _reading(kind, media_type):
         warnings.simplefilter("ignore")  # Pillow warns of oddities it reads past (corrupt EXIF, ...); bombs: our bound
-        image = _open(body, kind, media_type)
-        texts = []
-        budget = budget or OcrBudget()
-        try:
-            frames = getattr(image, "n_frames", 1) if kind == "tiff" else 1
-            for number in range(min(frames, MAX_OCR_PAGES)):
-                if not budget.allows():
-                    break
-                image.seek(number)
-                texts.append(_frame(image, len(body), budget))
-        except (OSError, ValueError, SyntaxError, EOFError) as exc:
-            raise _unreadable(kind, media_type, exc) from None
+        from PIL import Image
+
+        image = Image.open(io.BytesIO(body), formats=list(_PILLOW_FORMATS.values()))  # the header; nothing decoded
+        frames = getattr(image, "n_frames", 1) if kind == "tiff" else 1
+        for number in range(min(frames, MAX_OCR_PAGES)):
+            if not budget.allows():
+                break
+            image.seek(number)
+            texts.append(_frame(image, len(body), budget))
     if frames > 1:
         from weblens.fetch.pdf import page_sections
 

@@ -12,7 +12,7 @@ import re
 
 from lxml import etree  # type: ignore[import-untyped]
 
-from weblens.fetch.tables import table_row, table_rule
+from weblens.fetch.tables import MAX_COLUMNS, table_row, table_rule
 
 __all__ = ["code_text", "element_markdown", "fenced"]
 
@@ -31,6 +31,7 @@ _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 # of nesting repeated all below it, 50 nested tables made 49 MB of a 1 MB post).
 _OWN_ROWS = etree.XPath("descendant::tr[count(ancestor::table[1] | $table) = 1]")
 _BACKTICKS = re.compile("`+")
+_SPAN = re.compile(r"\s*+([0-9]{1,9})")  # nine digits: past what any span means, short of int()'s digit limit
 # Quotes nested deeper than this are not marked again: each mark repeats every line under it (200 nested quotes
 # made 20 MB of a 0.8 MB post); forums nest quotes a few levels.
 _MAX_QUOTES = 8
@@ -233,9 +234,34 @@ def _cell_text(cell: etree._Element) -> str:
     return " ".join("".join(parts).split())
 
 
+def _span(cell: etree._Element, name: str) -> int:
+    """A cell's `colspan` or `rowspan` by its leading digits as browsers read it (`2px` is 2), at least 1."""
+    match = _SPAN.match(cell.get(name) or "")
+    return max(1, int(match.group(1))) if match else 1
+
+
 def _table(table: etree._Element) -> str:
-    rows = [[_cell_text(cell) for cell in row if cell.tag in ("td", "th")] for row in _OWN_ROWS(table, table=table)]
-    rows = [row for row in rows if row]
+    """The table's own rows as a markdown table, a merged cell's other places blank so every value stays in its
+    column (`colspan`, `rowspan`), across the first `MAX_COLUMNS` columns: a hostile `colspan="100000"` adds no
+    more than a table shows, and a row at most `MAX_COLUMNS` blanks."""
+    rows: list[list[str]] = []
+    above: dict[int, int] = {}  # column -> rows of this one and below that a cell above covers
+    for tr in _OWN_ROWS(table, table=table):
+        row: list[str] = []
+        for cell in tr:
+            if cell.tag not in ("td", "th"):
+                continue
+            while len(row) in above:
+                row.append("")
+            across = min(_span(cell, "colspan"), max(1, MAX_COLUMNS - len(row)))
+            down = _span(cell, "rowspan")
+            for offset in range(across):
+                if down > 1 and len(row) < MAX_COLUMNS:
+                    above[len(row)] = down
+                row.append("" if offset else _cell_text(cell))
+        if row:
+            rows.append(row)
+        above = {column: left - 1 for column, left in above.items() if left > 1}
     if not rows:
         return ""
     width = max(len(row) for row in rows)

@@ -5,12 +5,16 @@ handed a notebook link wants the prose and the code, not 200 kB of JSON with bas
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 __all__ = ["MAX_OUTPUT_CHARS", "is_notebook", "notebook_markdown"]
 
 MAX_OUTPUT_CHARS = 2_000
 """Text a code cell's output keeps (a training loop prints thousands of lines)."""
+# A terminal's escape sequences (colours: `\x1b[31m`; titles and links: `\x1b]...\x07`), which tracebacks and
+# logging write into a cell's output and Jupyter renders as colour; disjoint classes, so linear on any text.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 
 def is_notebook(value: Any) -> bool:
@@ -52,7 +56,7 @@ def _output(outputs: Any) -> str:
                 parts.append(_text(data["text/plain"]))
         elif kind == "error":
             parts.append(f"{output.get('ename', 'Error')}: {output.get('evalue', '')}")
-    text = "\n".join(part.rstrip("\n") for part in parts if part.strip())
+    text = _ANSI.sub("", "\n".join(part.rstrip("\n") for part in parts if part.strip()))
     if len(text) > MAX_OUTPUT_CHARS:
         text = text[:MAX_OUTPUT_CHARS] + f"\n… ({len(text) - MAX_OUTPUT_CHARS:,} more characters of output)"
     return text

@@ -15,15 +15,16 @@ from __future__ import annotations
 import csv
 import datetime
 import io
+import posixpath
 import re
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import partial
+from functools import cache, partial
 from typing import Any, NamedTuple
 
 from weblens.errors import TooLargeError, UnsupportedContentError
-from weblens.fetch.decode import decode_body
-from weblens.fetch.tables import table_row
+from weblens.fetch.decode import decode_body, utf16_codec
+from weblens.fetch.tables import MAX_COLUMNS, table_row
 
 __all__ = [
     "DOCUMENT_KINDS",
@@ -51,7 +52,6 @@ MAX_CSV_ROWS = 2_000
 MAX_SHEET_ROWS = 2_000
 """Rows of a CSV file, or of one spreadsheet sheet, shown as a table; the rows after are not read
 (a CSV's are counted as lines), and the table says so."""
-MAX_COLUMNS = 50
 MAX_CHAPTER_CHARS = 2_000_000
 """Markup of one EPUB chapter read (a whole novel is about a million characters); past it the
 chapter is cut, and says so (libxml2 would drop a run of text over 10 MB, and leave it empty)."""
@@ -59,6 +59,7 @@ MAX_WORKBOOK_CELLS = 250_000
 """Cells of a spreadsheet read, all sheets together (openpyxl parses some 150 000 a second, and
 every cell of a row it reads): a sheet 16 384 columns wide stops after some rows, not at the deadline."""
 MAX_CELL_CHARS = 200
+_SHOWN_DIGITS = 15  # significant digits of a number shown: as Excel shows it; every 15-digit decimal survives a double
 _MAX_LIST_DEPTH = 32  # lists nested deeper are read as one item each
 _MAX_LIST_INDENT = 8  # nor indented past this many levels: each pads every line below it
 _MAX_GROUP_DEPTH = 32  # shapes grouped deeper are read as they are (their text left out)
@@ -84,8 +85,14 @@ DOCUMENT_KINDS: dict[str, str] = {
 """Media type -> the format weblens reads it as."""
 _SUFFIXES = {f".{kind}": kind for kind in ("docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "rtf", "csv")}
 _SUFFIXES[".tsv"] = "csv"
+_LINE_END = re.compile(r"\r\n?|\n")
+_DELIMITERS = ",;\t|"
+_SNIFF_CHARS = 8192  # of a CSV the delimiter is sniffed from: some rows, at any width a table shows
+_TEXT_HEAD_BYTES = 1024  # of a body looked at to tell text from binary: a binary file shows a NUL long before
 _IN_MEMORY = re.compile(r"'?<_io\.BytesIO object at 0x[0-9a-f]+>'?")
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a legacy Office file (.xls, .doc, or an encrypted .docx)
+_LEGACY_KINDS = {"application/msword": "doc", "application/vnd.ms-excel": "xls", "application/vnd.ms-powerpoint": "ppt"}
+"""The binary Office formats before 2007, by their media types (an OLE2 file under another type is an `ole2`)."""
 _ZIP_MARKERS = {
     "word/document.xml": "docx",
     "xl/workbook.xml": "xlsx",
@@ -118,6 +125,8 @@ def document_kind(body: bytes, media_type: str, url: str = "") -> str | None:
     """The document format of a body — by its media type, its magic bytes, or (for a generic
     type) its URL's suffix — or None when it is no document weblens reads here."""
     kind = DOCUMENT_KINDS.get(media_type)
+    if body.startswith(_OLE2):  # read by no reader here, but said so: not "cannot turn application/msword into text"
+        return kind if kind in _CONTAINERS else _LEGACY_KINDS.get(media_type, "ole2")
     if body.startswith(b"PK\x03\x04"):  # the file's own bytes first: a .docx served as text/csv is a .docx
         return _zip_kind(body) or kind
     if body[:64].lstrip()[:5] == b"{\\rtf":
@@ -133,10 +142,11 @@ def document_kind(body: bytes, media_type: str, url: str = "") -> str | None:
 
 
 def _plain_text(body: bytes) -> bool:
-    """Whether a body is text that is not markup: no NUL, no legacy Office container, no leading `<`."""
-    head = body[:1024]
-    markup = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
-    return not body.startswith(_OLE2) and b"\x00" not in head and not markup
+    """Whether a body is text that is not markup: no NUL (read as UTF-16 when it is UTF-16 text, which Excel saves
+    as "Unicode text"), no legacy Office container, no leading `<`."""
+    head = body[:_TEXT_HEAD_BYTES]
+    text = head.decode(utf16_codec(head) or "utf-8", errors="replace")
+    return not body.startswith(_OLE2) and "\x00" not in text and not text.lstrip("\ufeff \t\r\n").startswith("<")
 
 
 def check_zip(body: bytes) -> None:
@@ -164,8 +174,10 @@ def check_zip(body: bytes) -> None:
 def _cell(value: object) -> str:
     if isinstance(value, datetime.datetime) and value.time() == datetime.time():
         value = value.date()  # a spreadsheet's date, not `2024-03-01 00:00:00`
-    elif isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        value = int(value)  # `12`, not `12.0` (ODF and CSV numbers are floats)
+    elif isinstance(value, float):
+        value = float(f"{value:.{_SHOWN_DIGITS}g}")  # `3.3` as Excel shows it, not the `3.3000000000000003` it stores
+        if value.is_integer() and abs(value) < 1e15:
+            value = int(value)  # `12`, not `12.0` (ODF and CSV numbers are floats)
     text = "" if value is None else " ".join(str(value).split())
     if len(text) > MAX_CELL_CHARS:
         text = text[: MAX_CELL_CHARS - 1] + "…"
@@ -226,20 +238,34 @@ def markdown_table(rows: Iterable[Sequence[object]], max_rows: int) -> Table:
 
 
 def _lines(text: str) -> Iterator[str]:
-    """The lines of `text`, ends kept, one at a time (an `io.StringIO` would copy it four times over)."""
+    """The lines of `text`, ends kept, one at a time (an `io.StringIO` would copy it four times over); a line ends
+    at `\r\n`, `\n` or a lone `\r` (old Mac files), as in Python's universal newlines."""
     start = 0
-    while start < len(text):
-        end = text.find("\n", start) + 1 or len(text)
-        yield text[start:end]
-        start = end
+    for end in _LINE_END.finditer(text):
+        yield text[start : end.end()]
+        start = end.end()
+    if start < len(text):
+        yield text[start:]
+
+
+def _line_ends(text: str, start: int) -> int:
+    """How many lines end in `text` from `start` on (counted in C: a million-line CSV takes milliseconds)."""
+    return text.count("\n", start) + text.count("\r", start) - text.count("\r\n", start)
+
+
+def _dialect(sample: str) -> dict[str, Any]:
+    """The sniffed delimiter, and whether spaces follow it. Not the quote: it is `"` (RFC 4180), and the sniffer took
+    a field that starts with an apostrophe (`'Til Tuesday`) for one quoted with `'`, and merged rows."""
+    try:
+        sniffed = csv.Sniffer().sniff(sample, delimiters=_DELIMITERS)
+    except csv.Error:
+        return {}
+    return {"delimiter": sniffed.delimiter, "skipinitialspace": sniffed.skipinitialspace}
 
 
 def _csv(body: bytes, content_type: str) -> tuple[str, str]:
     text, _ = decode_body(body, content_type)
-    try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
-    except csv.Error:
-        dialect = csv.excel
+    dialect = _dialect(text[:_SNIFF_CHARS])
     lines = _lines(text)
     read = 0
 
@@ -250,10 +276,11 @@ def _csv(body: bytes, content_type: str) -> tuple[str, str]:
             yield line
 
     try:
-        table = markdown_table(csv.reader(counted(), dialect), MAX_CSV_ROWS)
-    except csv.Error as exc:  # a field past the csv module's limit, a stray NUL: not a table, still text
-        return f"(not shown as a table: {exc})\n\n{text}", ""
-    rest = text.count("\n", read) + (not text.endswith("\n") and read < len(text))
+        table = markdown_table(csv.reader(counted(), **dialect), MAX_CSV_ROWS)
+    except csv.Error:  # with every line end split on, only a field past the csv module's limit: still text
+        limit = csv.field_size_limit()
+        return f"(not shown as a table: a field is longer than the {limit:,} characters one may hold)\n\n{text}", ""
+    rest = _line_ends(text, read) + (not text.endswith(("\n", "\r")) and read < len(text))
     return table.text + table.cut(f"{rest + 1:,} more lines not shown"), ""
 
 
@@ -443,14 +470,13 @@ def _ods_rows(sheet: Any) -> Iterator[list[str]]:
     row is skipped however often it repeats, a row with text repeats at most `MAX_SHEET_ROWS` + 1 times."""
     from odf.namespaces import TABLENS
 
-    cell_names = ((TABLENS, "table-cell"), (TABLENS, "covered-table-cell"))
-    for row in sheet.getElementsByType(_odf_row()):
+    for row in _odf_rows(sheet):
         cells: list[str] = []
         for cell in row.childNodes:
-            if getattr(cell, "qname", None) not in cell_names:
+            if getattr(cell, "qname", None) not in _ODF_CELLS:
                 continue
             repeat = _repeats(cell.getAttrNS(TABLENS, "number-columns-repeated"))
-            cells.extend([" ".join(_odf_text(cell).split())] * min(repeat, _ODS_MAX_CELLS_A_ROW - len(cells)))
+            cells.extend([_odf_cell(cell)] * min(repeat, _ODS_MAX_CELLS_A_ROW - len(cells)))
             if len(cells) >= _ODS_MAX_CELLS_A_ROW:
                 break
         while cells and not cells[-1]:
@@ -468,68 +494,80 @@ def _repeats(value: object) -> int:
 
 
 def _odf_blocks(node: object, out: list[str]) -> None:
-    """The headings, paragraphs, list items and tables under an ODF element, as markdown blocks, in order."""
-    from odf.namespaces import TABLENS, TEXTNS
-
+    """The headings, paragraphs, list items and tables under an ODF element, as markdown blocks, in order; after
+    each, the blocks it holds that are no part of its line (its footnotes' text, its text boxes' paragraphs)."""
     for child in getattr(node, "childNodes", []):
         qname = getattr(child, "qname", None)
-        if qname == (TEXTNS, "h"):
+        after: list[str] = []
+        if qname in _ODF_LEFT_OUT:
+            continue
+        if qname == (_TEXT_NS, "h"):
             level = int(child.getAttribute("outlinelevel") or 1)
-            out.append("#" * min(max(level, 1), 6) + " " + " ".join(_odf_text(child).split()))
-        elif qname == (TEXTNS, "p"):
-            text = " ".join(_odf_text(child).split())
+            out.append("#" * min(max(level, 1), 6) + " " + " ".join(_odf_text(child, after).split()))
+        elif qname == (_TEXT_NS, "p"):
+            text = " ".join(_odf_text(child, after).split())
             if text:
                 out.append(text)
-        elif qname == (TEXTNS, "list"):
+        elif qname == (_TEXT_NS, "list"):
             lines: list[str] = []
-            _odf_list(child, lines, "")
+            _odf_list(child, lines, "", after)
             if lines:
                 out.append("\n".join(lines))
-        elif qname == (TABLENS, "table"):
+        elif qname == (_TABLE_NS, "table"):
             rows = (  # a merged cell's covered places stay empty cells: the cells after it keep their columns
-                [_odf_cell(cell) for cell in row.childNodes if cell.qname in _ODF_CELLS]
-                for row in child.getElementsByType(_odf_row())
+                [_odf_cell(cell, after) for cell in row.childNodes if cell.qname in _ODF_CELLS]
+                for row in _odf_rows(child)
             )
             table = markdown_table(rows, MAX_SHEET_ROWS)
             if table.text:
                 out.append(table.text + table.cut())
         else:
             _odf_blocks(child, out)
+        out.extend(after)
 
 
-def _odf_list(node: Any, lines: list[str], pad: str, depth: int = 0) -> None:
+def _odf_rows(table: Any) -> Iterator[Any]:
+    """A table's own rows, those in its header and row groups too; not the rows of tables in its cells (their text
+    is in the cell: listed again, each was an extra row of the outer table)."""
+    for child in table.childNodes:
+        qname = getattr(child, "qname", None)
+        if qname == (_TABLE_NS, "table-row"):
+            yield child
+        elif qname in _ODF_ROW_GROUPS:
+            yield from _odf_rows(child)
+
+
+def _odf_list(node: Any, lines: list[str], pad: str, after: list[str], depth: int = 0) -> None:
     """A list's items as markdown lines in order, each item's own lists indented under it (their text was glued
     to the item's: `GullsHerring gull`) and its paragraphs after them below it."""
-    from odf.namespaces import TEXTNS
-
     for item in node.childNodes:
-        if getattr(item, "qname", None) not in ((TEXTNS, "list-item"), (TEXTNS, "list-header")):
+        if getattr(item, "qname", None) not in ((_TEXT_NS, "list-item"), (_TEXT_NS, "list-header")):
             continue
         marked = False
         for part in item.childNodes:
-            if getattr(part, "qname", None) == (TEXTNS, "list") and depth < _MAX_LIST_DEPTH:
-                _odf_list(part, lines, pad + "  " if depth < _MAX_LIST_INDENT else pad, depth + 1)
+            if getattr(part, "qname", None) == (_TEXT_NS, "list") and depth < _MAX_LIST_DEPTH:
+                _odf_list(part, lines, pad + "  " if depth < _MAX_LIST_INDENT else pad, after, depth + 1)
                 continue
-            text = _odf_paragraphs(part)
+            text = _odf_paragraphs(part, after)
             if text:
                 lines.append(f"{pad}  {text}" if marked else f"{pad}- {text}")
                 marked = True
 
 
-def _odf_cell(cell: Any) -> str:
+def _odf_cell(cell: Any, after: list[str] | None = None) -> str:
     """A table cell's paragraphs and list items on one line, apart (`PuffinFratercula` was two paragraphs)."""
-    return _odf_paragraphs(cell)
+    return _odf_paragraphs(cell, after)
 
 
-def _odf_paragraphs(node: Any) -> str:
+def _odf_paragraphs(node: Any, after: list[str] | None = None) -> str:
     """The text of the paragraphs and headings under an ODF element, one space between them."""
-    from odf.namespaces import TEXTNS
-
-    if getattr(node, "qname", None) in ((TEXTNS, "p"), (TEXTNS, "h")):
-        return " ".join(_odf_text(node).split())
+    if getattr(node, "qname", None) in ((_TEXT_NS, "p"), (_TEXT_NS, "h")):
+        return " ".join(_odf_text(node, after).split())
     if node.nodeType != node.ELEMENT_NODE:
         return " ".join(str(getattr(node, "data", "")).split())
-    return " ".join(text for part in node.childNodes if (text := _odf_paragraphs(part)))
+    if node.qname in _ODF_LEFT_OUT:
+        return ""
+    return " ".join(text for part in node.childNodes if (text := _odf_paragraphs(part, after)))
 
 
 def _odf_title(document: Any) -> str:
@@ -539,43 +577,71 @@ def _odf_title(document: Any) -> str:
     return _odf_text(titles[0]) if titles else ""
 
 
-def _odf_text(node: Any) -> str:
+def _odf_text(node: Any, after: list[str] | None = None) -> str:
     """The text of an ODF element. Like odfpy's `teletype.extractText`, but a run of spaces
     (`<text:s text:c="N"/>`) is one space: its `c` is the file's to choose, and 2 000 000 000 of
-    them took 2 GB from an 827-byte file (the text is whitespace-collapsed after anyway)."""
-    from odf.namespaces import TEXTNS
-
+    them took 2 GB from an 827-byte file (the text is whitespace-collapsed after anyway). Comments and deleted
+    text are left out; a footnote is its mark (`[1]`), its text goes to `after` with its text boxes' paragraphs
+    (blocks of their own after the paragraph; left out when `after` is None); a heading's number is apart."""
     parts = []
     for child in node.childNodes:
         if child.nodeType == child.TEXT_NODE:
             parts.append(child.data)
-        elif child.nodeType == child.ELEMENT_NODE:
-            name = child.qname
-            parts.append("\n" if name == (TEXTNS, "line-break") else " " if name in _ODF_SPACES else _odf_text(child))
+            continue
+        name = getattr(child, "qname", None)
+        if child.nodeType != child.ELEMENT_NODE or name in _ODF_LEFT_OUT:
+            continue
+        if name == (_TEXT_NS, "line-break"):
+            parts.append("\n")
+        elif name in _ODF_SPACES:
+            parts.append(" ")
+        elif name == (_TEXT_NS, "note"):
+            parts.append(_odf_note(child, after))
+        elif name == (_DRAW_NS, "frame"):
+            if after is not None:
+                _odf_blocks(child, after)
+        else:
+            parts.append(_odf_text(child, after) + (" " if name == (_TEXT_NS, "number") else ""))
     return "".join(parts)
 
 
-_ODF_CELLS = frozenset(
-    {("urn:oasis:names:tc:opendocument:xmlns:table:1.0", n) for n in ("table-cell", "covered-table-cell")}
-)
-_ODF_SPACES = frozenset({("urn:oasis:names:tc:opendocument:xmlns:text:1.0", name) for name in ("s", "tab")})
+def _odf_note(note: Any, after: list[str] | None) -> str:
+    """A footnote's or endnote's mark (`[1]`, as it is cited); its text, `[1] ...`, goes to `after`."""
+    parts = {getattr(part, "qname", None): part for part in note.childNodes}
+    citation = parts.get((_TEXT_NS, "note-citation"))
+    label = " ".join(_odf_text(citation).split()) if citation is not None else ""
+    mark = f"[{label or '*'}]"  # a note without its citation still marks where it was
+    body = parts.get((_TEXT_NS, "note-body"))
+    if after is not None and body is not None:
+        text = _odf_paragraphs(body, after)
+        if text:
+            after.append(f"{mark} {text}")
+    return mark
 
 
-def _odf_row() -> type:
-    from odf.table import TableRow
-
-    return TableRow  # type: ignore[no-any-return]
+_TEXT_NS = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+_TABLE_NS = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+_OFFICE_NS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+_DRAW_NS = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
+_ODF_CELLS = frozenset({(_TABLE_NS, "table-cell"), (_TABLE_NS, "covered-table-cell")})
+_ODF_ROW_GROUPS = frozenset({(_TABLE_NS, n) for n in ("table-header-rows", "table-rows", "table-row-group")})
+_ODF_SPACES = frozenset({(_TEXT_NS, "s"), (_TEXT_NS, "tab")})
+_ODF_LEFT_OUT = frozenset({(_OFFICE_NS, "annotation"), (_TEXT_NS, "tracked-changes")})
+"""No part of the text: comments (with their author and date) and tracked changes (the text a change deleted)."""
 
 
 def _epub(body: bytes) -> tuple[str, str]:
     import ebooklib
-    from ebooklib import epub
 
-    book = epub.read_epub(io.BytesIO(body), options={"ignore_ncx": True})
+    reader = _epub_reader()(io.BytesIO(body), {"ignore_ncx": True})
+    book = reader.load()
     chapters = []
     for item_id, _linear in book.spine:
         item = book.get_item_with_id(item_id)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+            continue
+        if posixpath.normpath(posixpath.join(reader.opf_dir, item.get_name())) in reader.missing:
+            chapters.append(f"(a chapter is missing from the file: {item.get_name()})")
             continue
         # get_content() re-parses it, and loses a long text; EPUB 2 allows any charset its XML declaration names
         markup, _ = decode_body(item.content, "application/xhtml+xml", html=True)
@@ -586,7 +652,40 @@ def _epub(body: bytes) -> tuple[str, str]:
         if text:
             chapters.append(text)
     titles = book.get_metadata("DC", "title")
-    return "\n\n".join(chapters), str(titles[0][0]) if titles else ""
+    return "\n\n".join(chapters), " ".join(str(titles[0][0] or "").split()) if titles else ""  # `<dc:title/>`: None
+
+
+@cache
+def _epub_reader() -> type[Any]:
+    """ebooklib's reader, lenient where weblens needs nothing of what it refused a whole book over: a member the
+    manifest lists and the zip lacks (a font, a cover, a chapter) reads as empty and is named in `missing`, and
+    the table of contents is not parsed (the spine gives the reading order; a missing one refused the book)."""
+    from ebooklib import epub
+
+    class Reader(epub.EpubReader):  # type: ignore[misc]  # ebooklib is untyped
+        def __init__(self, file: Any, options: dict[str, Any]) -> None:
+            super().__init__(file, options)
+            self.missing: set[str] = set()
+
+        def read_file(self, name: str) -> bytes:
+            try:
+                return super().read_file(name)  # type: ignore[no-any-return]
+            except KeyError:
+                if name in (_EPUB_CONTAINER, self.opf_file):  # the book's own description: nothing to read without
+                    raise
+                self.missing.add(posixpath.normpath(name))
+                return b""
+
+        def _parse_nav(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def _parse_ncx(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+    return Reader
+
+
+_EPUB_CONTAINER = "META-INF/container.xml"
 
 
 def _rtf(body: bytes) -> tuple[str, str]:
@@ -624,14 +723,16 @@ READER_NAMES = {
 def document_to_markdown(body: bytes, kind: str, content_type: str = "") -> tuple[str, str]:
     """(markdown, title) of a document of format `kind` (see `document_kind`). A reader that is
     not installed, or a file it cannot read → UnsupportedContentError; a zip bomb → TooLargeError."""
+    if body.startswith(_OLE2):
+        if kind in _LEGACY_KINDS.values():
+            what = f"the .{kind} file is in the older binary Office format (before 2007)"
+        else:  # an encrypted .docx is an OLE2 file too
+            name = "file" if kind == "ole2" else f".{kind} file"
+            what = f"the {name} is password-protected (encrypted) or in the older binary Office format "
+            what += "(.doc, .xls, .ppt)"
+        raise UnsupportedContentError(f"{what}, which weblens does not read", details={"type": kind})
     if kind == "csv":
         return _csv(body, content_type)
-    if kind in _CONTAINERS and body.startswith(_OLE2):
-        raise UnsupportedContentError(
-            f"the .{kind} file is password-protected (encrypted) or in the older binary Office format, which "
-            "weblens does not read",
-            details={"type": kind},
-        )
     if kind in _CONTAINERS:
         check_zip(body)
     try:

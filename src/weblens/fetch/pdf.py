@@ -8,9 +8,9 @@ import logging
 from typing import NamedTuple
 
 from pypdf import PdfReader
-from pypdf.errors import LimitReachedError, PyPdfError
+from pypdf.errors import DependencyError, LimitReachedError
 
-from weblens.errors import TooLargeError, UnsupportedContentError
+from weblens.errors import TooLargeError, UnsupportedContentError, WeblensError
 from weblens.fetch.ocr import OcrBudget
 
 __all__ = ["PdfText", "page_sections", "pdf_to_text"]
@@ -19,6 +19,7 @@ logging.getLogger("pypdf").setLevel(logging.ERROR)  # malformed PDFs are common 
 
 _NO_TEXT = "(no text on this page)"
 _IN_TIME = "to finish within the extraction's time limit, fetch.extract_timeout"
+_MAX_REASON_CHARS = 200  # of a reader's own message in ours: enough to say what broke, not a page of repr
 
 
 class PdfText(NamedTuple):
@@ -109,6 +110,13 @@ def pdf_to_text(body: bytes, budget: OcrBudget | None = None) -> PdfText:
             f"the PDF was not read: one of its streams (a page's text or image) inflates past what pypdf "
             f"decodes (a decompression bomb?): {exc}"
         ) from None
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise UnsupportedContentError(f"the PDF could not be read: {type(exc).__name__}: {exc}") from None
+    except DependencyError as exc:  # an AES-encrypted PDF (even with an empty password) where `cryptography` is not
+        raise UnsupportedContentError(
+            f"the PDF could not be read: it needs a package not installed here ({exc})"
+        ) from None
+    except (WeblensError, MemoryError):  # our own errors (OCR's), and the worker's memory limit, as they are
+        raise
+    except Exception as exc:  # a damaged file: pypdf raises AttributeError, TypeError, ... past its own errors
+        said = f"{type(exc).__name__}: {str(exc)[:_MAX_REASON_CHARS]}"
+        raise UnsupportedContentError(f"the PDF could not be read: it looks damaged ({said})") from None
     return PdfText(page_sections(texts), title)

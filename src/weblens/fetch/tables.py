@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["add_table_headers", "table_row", "table_rule"]
+__all__ = ["MAX_COLUMNS", "add_table_headers", "table_row", "table_rule"]
+
+MAX_COLUMNS = 50
+"""Columns of a table a document's reader shows, and across which a merged cell's places are kept blank."""
 
 # A table row as trafilatura writes it: starts with `|`; a separator row holds only pipes, dashes, colons, spaces.
 _SEPARATOR = re.compile(r"\|(?:\s*:?-+:?\s*\|)+\s*")
