@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from weblens import CancelSignal, Retry, ToolContext, define_tool
 from weblens.net import create_client, error_for_status, translate_errors
 from weblens.testing import FakeServer, Reply
+from weblens.tool import deadline_paused
 
 
 class Params(BaseModel):
@@ -183,3 +184,22 @@ async def test_tracer_gets_a_span_per_call() -> None:
     tool = define_tool(name="noop", description="d", input_schema=Params, execute=noop)
     await tool.execute({}, ToolContext(tracer=Tracer()))
     assert spans == [{"name": "tool noop", "weblens.tool": "noop", "weblens.outcome": "ok"}]
+
+
+async def test_time_waiting_for_something_shared_is_not_counted_and_a_timeout_says_what_was() -> None:
+    async def queued(params: Params) -> Any:
+        with deadline_paused("a free worker"):
+            await asyncio.sleep(0.5)  # longer than the whole deadline, and not this call's doing
+        if params.path == "/slow":
+            await asyncio.sleep(10)
+        return {"ok": True}
+
+    tool = define_tool(name="queued", description="Waits its turn.", input_schema=Params, execute=queued, timeout=0.3)
+    served = await tool.execute({"path": "/"})
+    late = await tool.execute({"path": "/slow"})
+    assert served.ok, served.error
+    assert late.error is not None and late.error.code == "timeout"
+    assert "did not finish within 0.3 s (wall-clock time since the call started;" in late.error.message
+    assert "waiting for a free worker not counted" in late.error.message
+    details = late.error.details
+    assert details["measured"] == "wall_clock" and details["timeout_s"] == 0.3 and details["not_counted_s"] >= 0.45

@@ -12,14 +12,21 @@ import subprocess
 import sys
 import textwrap
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from weblens.errors import TooLargeError, WeblensError
+from weblens.tool import define_tool
 from weblens.workers import WorkerCrashedError, WorkerPool, WorkerTimeoutError
 
 pytestmark = pytest.mark.timeout(120)
+
+
+class _NoParams(BaseModel):
+    pass
 
 
 def _gone(pid: int) -> bool:
@@ -172,3 +179,42 @@ async def test_an_ordinary_error_under_a_memory_limit_is_not_too_large() -> None
         with pytest.raises(ValueError):
             await pool.run(functools.partial(int, "not a number"), timeout=30)
         assert await pool.run(os.getpid, timeout=30) == pid
+
+
+async def test_size_zero_counts_the_deadline_from_when_a_thread_starts_the_call() -> None:
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=1))
+    async with WorkerPool(0) as pool:
+        taken = loop.run_in_executor(None, time.sleep, 0.6)  # the only thread is busy
+        # waiting ~0.6 s for the thread is not the call's time: its own 0.1 s fits its 0.4 s deadline
+        await pool.run(functools.partial(time.sleep, 0.1), timeout=0.4)
+        await taken
+
+
+async def test_size_zero_counts_a_thread_until_it_ends_even_past_its_deadline() -> None:
+    async with WorkerPool(0) as pool:
+        assert pool.threads_busy == 0
+        with pytest.raises(WorkerTimeoutError) as caught:
+            await pool.run(functools.partial(time.sleep, 0.6), timeout=0.1)
+        assert pool.threads_busy == 1  # a thread cannot be stopped: it runs on
+        for _ in range(200):
+            if pool.threads_busy == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert pool.threads_busy == 0
+    assert caught.value.details["measured"] == "wall_in_thread"
+    assert "since its thread started it" in caught.value.message
+
+
+async def test_a_tool_call_s_deadline_does_not_count_the_wait_for_a_free_worker() -> None:
+    async with WorkerPool(1) as pool:
+        await pool.run(os.getpid, timeout=30)  # the worker is up
+
+        async def work(params: _NoParams) -> float:
+            await pool.run(functools.partial(time.sleep, 0.3), timeout=10)
+            return 0.3
+
+        tool = define_tool(name="work", description="Sleeps in a worker.", input_schema=_NoParams, execute=work,
+                           timeout=1.0)  # fmt: skip
+        results = await asyncio.gather(*(tool.execute({}) for _ in range(5)))  # the last waits ~1.2 s
+    assert all(result.ok for result in results), [result.error for result in results]

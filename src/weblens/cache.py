@@ -78,10 +78,13 @@ class Cache:
         compute: Callable[[], Awaitable[T]],
         *,
         use_cache: bool = True,
+        share_by: tuple[Any, ...] = (),
     ) -> tuple[T, bool]:
         """(value, was_cached). Concurrent identical misses share one `compute()`;
         `use_cache=False` skips reading the cache but still shares in-flight work. `ttl_s` may
-        be a function of the value (0 or less: the value is not stored)."""
+        be a function of the value (0 or less: the value is not stored). `share_by`: what else
+        callers must agree on to share in-flight work (rules that change how it is done, such
+        as a deadline), though its value is cached under `key` alone."""
         if use_cache:
             hit = await self.get(namespace, key)
             if hit is not None:
@@ -96,4 +99,5 @@ class Cache:
             await self.set(namespace, key, value, ttl_s(value) if callable(ttl_s) else ttl_s)
             return value
 
-        return await self._flight.do(f"{namespace}\x00{key}", work), False
+        flight = f"{namespace}\x00{key}" + (f"\x00{cache_key(*share_by)}" if share_by else "")
+        return await self._flight.do(flight, work), False

@@ -257,7 +257,12 @@ class FetchConfig(BaseModel):
     max_length: int = Field(default=20_000, gt=0, description="characters per page of output")
     query_max_tokens: int = Field(default=2_000, gt=0, description="token budget of a query's passages by default")
     respect_robots: bool = False
-    cache_ttl_s: float = Field(default=900.0, ge=0)
+    cache_ttl_s: float = Field(
+        default=900.0,
+        ge=0,
+        description="seconds a fetched document is served from the cache; 0 = always download (a copy is still "
+        "kept stale_ttl_s, for stale_if_error and reading on)",
+    )
     workers: int | None = Field(
         default=None, ge=0, le=256, description="processes reading pages; default one per core, 0 = in a thread"
     )
@@ -273,16 +278,17 @@ class FetchConfig(BaseModel):
     in_process_bytes: int | None = Field(
         default=None,
         ge=0,
-        description="HTML, text and JSON pages up to this size are read in this process, not a worker; default 0, "
-        "and 512 KiB for a one-shot `weblens fetch` (starting workers costs more than reading a small page); "
-        "documents, PDFs and images always go to a worker",
+        description="HTML, text and JSON pages up to this size are read in this process, not a worker, one at a "
+        "time (a page that comes meanwhile goes to a worker); default 0, and 512 KiB for a one-shot `weblens "
+        "fetch` (starting workers costs more than reading a small page); documents, PDFs and images always go "
+        "to a worker",
     )
     # freshness (issue 23): a fetch's max_age and stale_if_error
     stale_ttl_s: float = Field(
         default=86_400.0,
         ge=0,
         description="seconds a document is kept past cache_ttl_s, to be served marked stale when its origin "
-        "fails and the call asked for stale_if_error; 0 = not kept",
+        "fails and the call asked for stale_if_error, and to read its later pages from; 0 = not kept",
     )
     render_timeout: float = Field(
         default=20.0, gt=0, description="hard deadline, seconds, of one browser render (its context is torn down)"

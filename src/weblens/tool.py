@@ -4,16 +4,20 @@ A tool is a name, a description, a pydantic params model and an async body. `exe
 validates, asks for approval when needed, runs the body under a real timeout (the body
 is cancelled, so an in-flight HTTP request is closed), retries retryable failures with
 backoff that honours `retry_after_s`, and turns every failure into an error result.
+Code below a tool that waits its turn for something shared (a free worker process) wraps
+the wait in `deadline_paused`: that time is not the call's, so it is not counted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, Generic, TypeVar
@@ -33,7 +37,7 @@ from weblens.redact import redact, redact_secrets, redact_text, redact_values, v
 from weblens.result import ToolResult
 from weblens.schema import close_objects, is_open
 
-__all__ = ["DEFAULT_TIMEOUT_S", "FunctionTool", "Retry", "Tool", "define_tool"]
+__all__ = ["DEFAULT_TIMEOUT_S", "FunctionTool", "Retry", "Tool", "deadline_paused", "define_tool"]
 
 DEFAULT_TIMEOUT_S = 30.0
 _KEY_ARGUMENT_MAX = 80
@@ -68,6 +72,64 @@ class Retry:
 
 NO_RETRY = Retry()
 _EMPTY_CONTEXT = ToolContext()
+
+
+class _Deadline:
+    """A running call's deadline, pushed back by the time its body spent waiting its turn for
+    something shared (`deadline_paused`); overlapping waits (of tasks it started) count once."""
+
+    def __init__(self, when: float) -> None:
+        self.when = when
+        self.not_counted = 0.0
+        self.waits: list[str] = []
+        self._waiting = 0
+        self._since = 0.0
+        self._timeout: asyncio.Timeout | None = None
+
+    def bind(self, timeout: asyncio.Timeout | None) -> None:
+        """The attempt's timeout that enforces `when` (None once it is left)."""
+        self._timeout = timeout
+        if timeout is not None and self._waiting:
+            timeout.reschedule(None)
+
+    def _reschedule(self, when: float | None) -> None:
+        if self._timeout is not None and not self._timeout.expired():
+            self._timeout.reschedule(when)
+
+    def pause(self, why: str) -> None:
+        if why not in self.waits:
+            self.waits.append(why)
+        if self._waiting == 0:
+            self._since = asyncio.get_running_loop().time()
+            self._reschedule(None)
+        self._waiting += 1
+
+    def resume(self) -> None:
+        self._waiting -= 1
+        if self._waiting == 0:
+            waited = asyncio.get_running_loop().time() - self._since
+            self.not_counted += waited
+            self.when += waited
+            self._reschedule(self.when)
+
+
+_CALL_DEADLINE: ContextVar[_Deadline | None] = ContextVar("weblens_call_deadline", default=None)
+
+
+@contextlib.contextmanager
+def deadline_paused(why: str) -> Iterator[None]:
+    """Time inside is not counted against the running tool call's deadline (if any): for a wait
+    for something shared, such as "a free worker", which says nothing about this call's work.
+    The timeout error names `why` and how long such waits took."""
+    deadline = _CALL_DEADLINE.get()
+    if deadline is None:
+        yield
+        return
+    deadline.pause(why)
+    try:
+        yield
+    finally:
+        deadline.resume()
 
 
 def _issues(exc: ValidationError, known: list[str]) -> list[dict[str, Any]]:
@@ -264,20 +326,25 @@ class Tool(Generic[P]):
         assert task is not None
         unsubscribe = signal.subscribe(task.cancel) if signal is not None else None
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.timeout
+        deadline = _Deadline(loop.time() + self.timeout)
+        token = _CALL_DEADLINE.set(deadline)
         try:
             while True:
                 tries[0] += 1
                 try:
-                    async with asyncio.timeout_at(deadline):
-                        return self._wrap(await self.run(params, ctx))
+                    async with asyncio.timeout_at(deadline.when) as timeout:
+                        deadline.bind(timeout)
+                        try:
+                            return self._wrap(await self.run(params, ctx))
+                        finally:
+                            deadline.bind(None)
                 except TimeoutError:
-                    raise ToolTimeoutError(f"{self.name} did not finish within {self.timeout:g} s") from None
+                    raise self._timed_out(deadline) from None
                 except WeblensError as exc:
                     if not exc.retryable or tries[0] >= self.retry.max_attempts:
                         raise
                     wait = self.retry.wait_before(tries[0] + 1, exc.retry_after_s)
-                    if loop.time() + wait >= deadline:
+                    if loop.time() + wait >= deadline.when:
                         raise
                     await asyncio.sleep(wait)
         except asyncio.CancelledError:
@@ -286,8 +353,24 @@ class Tool(Generic[P]):
                 raise ToolCancelledError(signal.reason) from None
             raise
         finally:
+            _CALL_DEADLINE.reset(token)
             if unsubscribe is not None:
                 unsubscribe()
+
+    def _timed_out(self, deadline: _Deadline) -> ToolTimeoutError:
+        """The call's timeout, saying what was measured: wall-clock time since it started, but for waits
+        for something shared."""
+        measured = "wall-clock time since the call started"
+        if deadline.waits:
+            measured += f"; {deadline.not_counted:.1f} s waiting for {' and '.join(deadline.waits)} not counted"
+        return ToolTimeoutError(
+            f"{self.name} did not finish within {self.timeout:g} s ({measured})",
+            details={
+                "measured": "wall_clock",
+                "timeout_s": self.timeout,
+                "not_counted_s": round(deadline.not_counted, 3),
+            },
+        )
 
     def _wrap(self, out: Any) -> ToolResult:
         if isinstance(out, ToolResult):

@@ -16,7 +16,8 @@ Workers never re-import the program's `__main__` (multiprocessing's usual prepar
 a script that calls `weblens.fetch` at top level, without an `if __name__ == "__main__":`
 guard, is not run again in each worker: calls only name functions in weblens' modules.
 `size=0` runs calls in a thread instead (for debuggers and profilers): no hard deadline
-then — the caller gets its timeout, but the thread runs on.
+then — the caller gets its timeout, counted from when the thread starts the call, but the
+thread runs on (`threads_busy` counts it until it ends).
 
 Memory: with `memory_mb`, a worker may grow its address space by that much beyond what it
 holds when it starts (`RLIMIT_AS`, set in the worker after the fork). An allocation past it
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import multiprocessing
 import multiprocessing.forkserver
 import os
@@ -48,6 +50,7 @@ from typing import Any, TypeVar
 
 from weblens.closing import AsyncClosing
 from weblens.errors import TooLargeError, ToolTimeoutError, WeblensError
+from weblens.tool import deadline_paused
 
 __all__ = [
     "WorkerCrashedError",
@@ -80,6 +83,8 @@ _WALL_FACTOR = 3.0
 """A call's wall-clock backstop, in deadlines: work that sleeps, or a machine too busy to run it."""
 _OOM_SCORE_ADJ = "1000"
 """The most a process may raise its own score: the kernel's first choice under memory pressure."""
+_WAITING = "a free worker"
+"""What a call waits for before its work starts: not counted against the calling tool's deadline."""
 
 
 class WorkerTimeoutError(ToolTimeoutError):
@@ -310,6 +315,12 @@ def _boot_forkserver_deaf_to_ctrl_c() -> None:
         signal.signal(signal.SIGINT, handler)
 
 
+def _drop_outcome(task: asyncio.Future[Any]) -> None:
+    """Mark the outcome of a thread's call seen: its caller may have stopped waiting for it."""
+    if not task.cancelled():
+        task.exception()
+
+
 def _kill(process: BaseProcess) -> None:
     with contextlib.suppress(Exception):  # already gone, or never started
         process.kill()
@@ -355,6 +366,14 @@ class WorkerPool(AsyncClosing):
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
         self._finalizer = weakref.finalize(self, _kill_all, self._processes)
+        self._threads = 0
+        self._threads_lock = threading.Lock()
+
+    @property
+    def threads_busy(self) -> int:
+        """Calls of a thread pool (`size=0`) not yet ended, each counted until its thread ends it,
+        even after its caller's timeout (a thread cannot be stopped)."""
+        return self._threads
 
     @property
     def pids(self) -> list[int]:
@@ -370,14 +389,7 @@ class WorkerPool(AsyncClosing):
         if self._closed:
             raise WeblensError("the worker pool is closed")
         if self.size == 0:
-            try:
-                async with asyncio.timeout(timeout):
-                    return await asyncio.to_thread(call)
-            except TimeoutError:
-                raise WorkerTimeoutError(
-                    f"the work took longer than {timeout:g} s (wall-clock time, in a thread)",
-                    details={"measured": "wall_in_thread", "limit_s": timeout},
-                ) from None
+            return await self._in_thread(call, float(timeout))
         payload = pickle.dumps(call, protocol=pickle.HIGHEST_PROTOCOL)
         answer = await self._call(payload, float(timeout))
         try:
@@ -422,6 +434,45 @@ class WorkerPool(AsyncClosing):
 
     # -- internals -------------------------------------------------------------------------
 
+    async def _in_thread(self, call: Callable[[], T], timeout: float) -> T:
+        """`call()` in a thread, its deadline counted from when the thread starts it (time waiting
+        for a free thread is not the call's); past it the caller gets its timeout, the thread runs on."""
+        loop = asyncio.get_running_loop()
+        started = asyncio.Event()
+
+        def counted() -> T:
+            try:
+                loop.call_soon_threadsafe(started.set)
+                return call()
+            finally:
+                with self._threads_lock:
+                    self._threads -= 1
+
+        with self._threads_lock:
+            self._threads += 1
+        try:  # never cancelled, so `counted` runs and ends its count; an answer no caller awaits is dropped
+            running: asyncio.Future[T] = loop.run_in_executor(None, contextvars.copy_context().run, counted)
+        except BaseException:  # the loop's executor is shut down: nothing will run
+            with self._threads_lock:
+                self._threads -= 1
+            raise
+        running.add_done_callback(_drop_outcome)
+        waiting = asyncio.ensure_future(started.wait())
+        first: set[asyncio.Future[Any]] = {running, waiting}
+        try:
+            with deadline_paused(_WAITING):
+                await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({running}, timeout=timeout)
+        finally:
+            waiting.cancel()
+        if running.done():
+            return running.result()
+        raise WorkerTimeoutError(
+            f"the work took longer than {timeout:g} s (wall-clock time since its thread started it, in this "
+            "process; time waiting for a free thread is not counted)",
+            details={"measured": "wall_in_thread", "limit_s": timeout},
+        )
+
     def _bind(self) -> asyncio.Queue[_Worker | None]:
         """The idle queue for the running loop; workers made for another loop are let go."""
         loop = asyncio.get_running_loop()
@@ -435,7 +486,8 @@ class WorkerPool(AsyncClosing):
         return self._idle
 
     async def _call(self, payload: bytes, timeout: float) -> bytes:
-        worker = await self._acquire()
+        with deadline_paused(_WAITING):
+            worker = await self._acquire()
         done = False
         try:
             for _ in range(_HANDOVER_TRIES):  # a worker that died before reading the call: another one
@@ -443,7 +495,8 @@ class WorkerPool(AsyncClosing):
                     break
                 self._forget(worker)
                 self._count -= 1
-                worker = await self._acquire()
+                with deadline_paused(_WAITING):
+                    worker = await self._acquire()
             else:
                 raise ConnectionError("no worker took the call")
             answer = await self._answer_within(worker, timeout)

@@ -12,7 +12,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from weblens.cli import app
-from weblens.testing.pages import PageServer
+from weblens.testing.pages import PageServer, Reply
 from weblens.urls import with_scheme
 
 from .conftest import WEBLENS
@@ -86,3 +86,24 @@ def test_mcp_started_by_a_client_says_nothing_on_stderr(run_piped: Callable[...,
 
     assert done.returncode == 0, done.stderr
     assert "waiting for an MCP client" not in done.stderr and done.stdout == ""
+
+
+def test_fetch_reads_on_from_the_copy_the_first_page_came_from(pages: PageServer, tmp_path: Path) -> None:
+    """`--start-index` with `--max-age 0` repeated (as a script pasting the hint would) reads the kept copy: the
+    offsets count characters of it, and the site's newer version is not cut at them."""
+    items = "".join(f"<p>Item {i} (first edition): the council met about the harbour wall.</p>" for i in range(40))
+    pages.route("GET", "/bulletin", Reply(body=f"<html><body><article>{items}</article></body></html>"))
+    env = {"WEBLENS_FETCH_ALLOWED_HOSTS": pages.host, "WEBLENS_CACHE_PATH": str(tmp_path / "cache.sqlite3")}
+    first = runner.invoke(app, ["fetch", pages.url("/bulletin"), "--max-length", "500", "--max-age", "0", "--json"],
+                          env=env)  # fmt: skip
+    pages.route("GET", "/bulletin", Reply(body=items.replace("first", "second")))
+    start = json.loads(first.stdout)["data"]["next_start_index"]
+    second = runner.invoke(
+        app, ["fetch", pages.url("/bulletin"), "--max-length", "500", "--max-age", "0", "--start-index", str(start),
+              "--json"], env=env,
+    )  # fmt: skip
+
+    assert second.exit_code == 0, second.stderr
+    data = json.loads(second.stdout)["data"]
+    assert data["cached"] is True and "second edition" not in data["content"]
+    assert pages.count("/bulletin") == 1

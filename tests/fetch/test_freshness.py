@@ -21,7 +21,8 @@ from weblens.testing import Reply
 from weblens.testing.chromium import INSTALL_HINT as CHROMIUM_HINT
 from weblens.testing.chromium import chromium_path
 from weblens.testing.dns import MappedResolver
-from weblens.testing.pages import PageServer, article_html
+from weblens.testing.hostile import slow_pdf
+from weblens.testing.pages import PageServer, article_html, make_pdf
 from weblens.tools.fetch import FetchTool
 
 pytestmark = pytest.mark.timeout(60)
@@ -357,3 +358,48 @@ async def test_a_page_that_turns_no_store_takes_its_older_copy_with_it(
     assert now.no_store and now.content == "balance: 9 coins"
     assert not later.cached and later.content == "balance: 9 coins"  # never the older 12 coins again
     assert pages.count("/balance.txt") == 4
+
+
+async def test_weblens_own_reading_running_out_of_time_is_no_site_failure(pages: PageServer) -> None:
+    # the site answered at once; only the extraction deadline passed: that timeout stands, no stale copy
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "workers": 1, "extract_timeout": 0.5})
+    pages.route("GET", "/report.pdf", Reply(body=make_pdf(["Quarterly figures"]), content_type="application/pdf"))
+    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+        tool = FetchTool(runtime)
+        assert (await tool.execute({"url": pages.url("/report.pdf")})).ok
+        pages.route("GET", "/report.pdf", Reply(body=slow_pdf(200_000), content_type="application/pdf"))
+        result = await tool.execute({"url": pages.url("/report.pdf"), "max_age": 0, "stale_if_error": True})
+    assert not result.ok and result.error is not None and result.error.code == "timeout"
+    assert "extracting its text was stopped" in result.error.message and "STALE" not in result.text
+    assert result.error.details["measured"] in ("cpu_time", "wall_since_taken")
+
+
+async def test_a_fragment_names_a_place_in_the_same_page_and_its_cached_copy(
+    pages: PageServer, settings: Settings
+) -> None:
+    # the #fragment is never sent to the server: one download, one copy, each shown as asked
+    pages.route("GET", "/guide.txt", _text("install it with pip"))
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        await fetcher.fetch(pages.url("/guide.txt"))
+        section = await fetcher.fetch(pages.url("/guide.txt#install"))
+        pages.route("GET", "/guide.txt", Reply(body="down", status=503, content_type="text/plain"))
+        quoted = pages.url("/guide.txt#:~:text=pip")
+        stale = await fetcher.fetch(quoted, max_age=0, stale_if_error=True)
+    assert section.cached and section.url == section.final_url == pages.url("/guide.txt#install")
+    assert stale.stale and stale.content == "install it with pip" and stale.url == quoted
+    assert pages.count("/guide.txt") == 2  # the first download and the failed one
+
+
+async def test_a_zero_cache_time_always_downloads_but_keeps_a_copy_for_stale_if_error(pages: PageServer) -> None:
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "cache_ttl_s": 0, "stale_ttl_s": 86_400})
+    pages.route("GET", "/rates.txt", _text("mooring 12 coins a night"))
+    async with Fetcher(settings, cache=Cache(None)) as fetcher:
+        await fetcher.fetch(pages.url("/rates.txt"))
+        again = await fetcher.fetch(pages.url("/rates.txt"))
+        pages.route("GET", "/rates.txt", Reply(body="down", status=503, content_type="text/plain"))
+        with pytest.raises(UpstreamError):
+            await fetcher.fetch(pages.url("/rates.txt"))
+        stale = await fetcher.fetch(pages.url("/rates.txt"), stale_if_error=True)
+    assert not again.cached  # never served as fresh
+    assert stale.stale and stale.content == "mooring 12 coins a night" and stale.fetched_at == again.fetched_at
+    assert pages.count("/rates.txt") == 4

@@ -1,12 +1,17 @@
-"""Paging: cuts on paragraph boundaries, and the next page comes from the cache."""
+"""Paging: cuts on paragraph boundaries, and the next page comes from the copy the first came from."""
 
 from __future__ import annotations
+
+import asyncio
 
 from weblens.cache import Cache
 from weblens.config import Settings
 from weblens.fetch import fetch
 from weblens.fetch.paging import page_bounds
-from weblens.testing.pages import PageServer
+from weblens.runtime import Runtime
+from weblens.testing import Reply
+from weblens.testing.pages import PageServer, article_html
+from weblens.tools.fetch import FetchTool
 
 
 def test_a_cut_falls_on_a_paragraph_boundary() -> None:
@@ -59,3 +64,81 @@ async def test_a_start_index_past_the_end_is_an_error(pages: PageServer, setting
 
     with pytest.raises(ToolValidationError, match="past the end"):
         await fetch(pages.url("/plain.txt"), settings=settings, cache=cache, start_index=10_000)
+
+
+def _bulletin(pages: PageServer, edition: str) -> None:
+    """/bulletin.html: 40 numbered items of one edition."""
+    items = [f"Item {i} ({edition}): the council met and decided the harbour wall needs repair." for i in range(40)]
+    pages.route("GET", "/bulletin.html", Reply(body=article_html("Bulletin", items), content_type="text/html"))
+
+
+async def test_reading_on_with_max_age_0_repeated_reads_the_copy_the_first_page_came_from(
+    pages: PageServer, settings: Settings
+) -> None:
+    # a model repeats its arguments: page 2 comes with start_index=next_start_index and max_age=0 again
+    _bulletin(pages, "first edition")
+    url = pages.url("/bulletin.html")
+    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+        tool = FetchTool(runtime)
+        first = await tool.execute({"url": url, "max_length": 1000, "max_age": 0})
+        whole = await tool.execute({"url": url, "max_length": 1_000_000})
+        _bulletin(pages, "second edition")  # the site changed between the pages
+        second = await tool.execute(
+            {"url": url, "max_length": 1000, "max_age": 0, "start_index": first.data["next_start_index"]}
+        )
+        anew = await tool.execute({"url": url, "max_length": 1000, "max_age": 0})
+    assert first.ok and second.ok and second.data["cached"] is True
+    assert second.data["total_length"] == first.data["total_length"]
+    assert first.data["content"] + second.data["content"] == whole.data["content"][: second.data["next_start_index"]]
+    assert "Read on from the copy the earlier page came from" in second.text
+    assert pages.count("/bulletin.html") == 2  # the first page, and starting again at 0
+    assert "second edition" in anew.data["content"]
+
+
+async def test_reading_on_after_the_copy_went_stale_still_reads_it(pages: PageServer, cache: Cache) -> None:
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "cache_ttl_s": 0.2})
+    _bulletin(pages, "first edition")
+    first = await fetch(pages.url("/bulletin.html"), settings=settings, cache=cache, max_length=1000)
+    _bulletin(pages, "second edition")
+    await asyncio.sleep(0.3)  # past fetch.cache_ttl_s, within fetch.stale_ttl_s
+    assert first.next_start_index is not None
+    second = await fetch(
+        pages.url("/bulletin.html"), settings=settings, cache=cache, start_index=first.next_start_index
+    )
+    assert second.cached and second.fetched_at == first.fetched_at and "first edition" in second.content
+    assert second.note is not None and "Read on from the copy" in second.note
+    assert pages.count("/bulletin.html") == 1
+
+
+async def test_reading_on_with_no_copy_kept_says_the_text_may_have_changed(pages: PageServer) -> None:
+    settings = Settings(fetch={"allowed_hosts": [pages.host], "cache_ttl_s": 0, "stale_ttl_s": 0})
+    _bulletin(pages, "first edition")
+    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+        tool = FetchTool(runtime)
+        first = await tool.execute({"url": pages.url("/bulletin.html"), "max_length": 1000})
+        second = await tool.execute(
+            {"url": pages.url("/bulletin.html"), "max_length": 1000, "start_index": first.data["next_start_index"]}
+        )
+    assert second.ok and second.data["cached"] is False and pages.count("/bulletin.html") == 2
+    note = next(line for line in second.text.splitlines() if line.startswith("Note: "))
+    assert "downloaded again" in note and "may have changed since the earlier page" in note
+    assert "may have changed" not in first.text
+
+
+async def test_reading_on_a_stale_copy_needs_no_stale_if_error_and_asks_the_site_nothing(
+    pages: PageServer, settings: Settings
+) -> None:
+    _bulletin(pages, "first edition")
+    url = pages.url("/bulletin.html")
+    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+        tool = FetchTool(runtime)
+        assert (await tool.execute({"url": url, "max_length": 1000})).ok
+        pages.route("GET", "/bulletin.html", Reply(body="down", status=503, content_type="text/plain"))
+        stale = await tool.execute({"url": url, "max_length": 1000, "max_age": 0, "stale_if_error": True})
+        asked = pages.count("/bulletin.html")
+        on = await tool.execute({"url": url, "max_length": 1000, "start_index": stale.data["next_start_index"]})
+    assert stale.ok and stale.data["stale"] is True
+    warning = next(line for line in stale.text.splitlines() if line.startswith("STALE COPY"))
+    assert "Reading on with start_index reads this same copy" in warning
+    assert on.ok and on.data["cached"] is True and on.data["fetched_at"] == stale.data["fetched_at"]
+    assert pages.count("/bulletin.html") == asked  # no download: no wait for a failing site

@@ -218,6 +218,10 @@ async def _stale_copy_when_asked(client: Client, up: Upstreams) -> None:
     data = stale.structured_content
     assert data["stale"] is True and data["cached"] is True and "503" in data["stale_reason"] and data["age_s"] >= 0
     assert "STALE COPY" in text_of(stale) and "ferries run to time" in text_of(stale)
-    refused = await client.call_tool("web_fetch", {"url": url, "max_age": -5})
-    assert refused.is_error and refused.meta["weblens/error"]["code"] == "validation_error"
-    assert refused.meta["weblens/error"]["details"]["issues"][0]["field"] == "max_age"
+    for seconds in (2.5, 1e30):  # any number of seconds, as weblens.fetch takes it
+        taken = await client.call_tool("web_fetch", {"url": url, "max_age": seconds, "stale_if_error": True})
+        assert not taken.is_error and "ferries run to time" in text_of(taken), text_of(taken)
+    for bad in (-5, "60", True):
+        refused = await client.call_tool("web_fetch", {"url": url, "max_age": bad})
+        assert refused.is_error and refused.meta["weblens/error"]["code"] == "validation_error"
+        assert refused.meta["weblens/error"]["details"]["issues"][0]["field"] == "max_age"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -297,3 +298,52 @@ async def test_firecrawl_tool_refuses_what_web_fetch_refuses(url: str, code: str
             result = await firecrawl_tool(api_key="fc-test", runtime=runtime).execute({"url": url})
         assert result.error is not None and result.error.code == code, result.text
         assert server.requests == []  # nothing was sent to Firecrawl
+
+
+@pytest.mark.parametrize("seconds", [0, 2.5, 1e30, 10**400])
+async def test_max_age_takes_any_number_of_seconds_as_weblens_fetch_does(
+    pages: PageServer, runtime: Runtime, seconds: float
+) -> None:
+    tool = FetchTool(runtime)
+    assert (await tool.execute({"url": pages.url("/plain.txt")})).ok
+    result = await tool.execute({"url": pages.url("/plain.txt"), "max_age": seconds})
+    assert result.ok, result.error
+    assert result.data["cached"] is (seconds > 0)  # a huge number is any cached copy; 0 downloads now
+    assert pages.count("/plain.txt") == (2 if seconds == 0 else 1)
+
+
+@pytest.mark.parametrize("bad", [True, "60", -1, float("nan")])
+async def test_max_age_refuses_what_weblens_fetch_refuses(pages: PageServer, runtime: Runtime, bad: object) -> None:
+    result = await FetchTool(runtime).execute({"url": pages.url("/plain.txt"), "max_age": bad})
+    assert result.error is not None and result.error.code == "validation_error"
+    assert result.error.details["issues"][0]["field"] == "max_age"
+    assert pages.count("/plain.txt") == 0
+
+
+def _property(schema: object, name: str) -> dict[str, Any]:
+    """The declaration of parameter `name`, wherever a dialect nests the parameters."""
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict) and name in properties:
+            return dict(properties[name])
+        for value in schema.values():
+            found = _property(value, name)
+            if found:
+                return found
+    return {}
+
+
+@pytest.mark.parametrize("dialect", ["openai", "openai-strict", "anthropic", "gemini", "mcp"])
+def test_max_age_is_declared_a_number_of_seconds_in_every_dialect(dialect: str) -> None:
+    declared = _property(FetchTool(Runtime(settings=Settings(), cache=Cache(None))).schema(dialect), "max_age")
+    options = declared.get("anyOf", [declared])
+    number = next(node for node in options if node.get("type") == "number")
+    assert number["minimum"] == 0 and "ge" not in number  # a JSON Schema keyword, not pydantic's
+
+
+async def test_web_fetch_s_own_timeout_says_what_it_measured(pages: PageServer, runtime: Runtime) -> None:
+    pages.route("GET", "/late.txt", Reply(body="at last", content_type="text/plain", delay_s=5))
+    result = await FetchTool(runtime, timeout=0.3).execute({"url": pages.url("/late.txt")})
+    assert result.error is not None and result.error.code == "timeout"
+    assert "web_fetch did not finish within 0.3 s (wall-clock time since the call started" in result.error.message
+    assert result.error.details["measured"] == "wall_clock" and result.error.details["timeout_s"] == 0.3

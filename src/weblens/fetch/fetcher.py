@@ -67,6 +67,18 @@ WORKER_PRELOAD = ("weblens.fetch.extract", "weblens.fetch.html", "weblens.fetch.
 """What every worker process needs, imported once by the forkserver and shared by the workers."""
 READ_IN_WORKER_CHARS = 200_000
 """Reading a document this long for a query takes over ~15 ms of GIL-holding CPU: a worker does it."""
+_FETCH_TIMEOUT = "fetch_timeout_s"
+"""In a timeout's details: the call's own deadline ran out (robots.txt and the download, wall-clock time)."""
+_EXTRACT_TIMEOUT = "extract_timeout_s"
+"""In a timeout's details: weblens' own reading of the page ran out of time, not the site."""
+_READ_ON_NOTE = (
+    "Read on from the copy the earlier page came from, older than this call's max_age or the cache's "
+    "freshness: start_index counts characters of that copy. For a newer copy, start again at start_index=0."
+)
+_DOWNLOADED_AGAIN_NOTE = (
+    "This page was downloaded again, not read from the copy the earlier page came from: the text may have "
+    "changed since the earlier page, and characters may be repeated or missing at start_index."
+)
 
 
 def _age(data: dict[str, object]) -> float:
@@ -85,11 +97,14 @@ def _check_max_age(max_age: object) -> None:
 
 def _origin_failed(exc: WeblensError) -> bool:
     """Whether `exc` is the origin failing (RFC 5861's errors: a 5xx answer, unreachable, too slow), so a
-    stale copy may stand in; an answer such as 404, 410, 401 or 403, and every refusal, is not."""
+    stale copy may stand in; an answer such as 404, 410, 401 or 403, every refusal, and weblens' own
+    reading running out of time (the site answered) are not."""
     if isinstance(exc, UpstreamError):
         return exc.status is None or exc.status >= 500
     if isinstance(exc, BlockedError):  # only robots.txt unreadable (5xx, unreachable): the site failing
         return "robots_status" in exc.details
+    if isinstance(exc, WorkerTimeoutError) or _EXTRACT_TIMEOUT in exc.details:
+        return False
     return isinstance(exc, ToolTimeoutError)
 
 
@@ -138,11 +153,39 @@ class _Freshness:
 
     max_age: float | None = None
     stale_if_error: bool = False
+    continuing: bool = False
+    """A later page (`start_index` > 0): its offsets count in the copy the earlier page came from, so
+    that copy is read while one is kept, whatever `max_age` says."""
+
+
+def _joined(said: object, note: str) -> str:
+    """`note` after what a document or page already says."""
+    return f"{said} {note}" if said else note
 
 
 def _noted(document: Document, note: str) -> Document:
     """`document` with `note` added to what it already says."""
-    return document.model_copy(update={"note": f"{document.note} {note}" if document.note else note})
+    return document.model_copy(update={"note": _joined(document.note, note)})
+
+
+def _as_asked(document: Document, url: str) -> Document:
+    """A copy cached for the same address with another #fragment (never sent to the server), showing
+    the address as this call gave it."""
+    if document.url == url:
+        return document
+    update = {"url": url}
+    if document.final_url == document.url:  # not redirected: it ended where it was asked
+        update["final_url"] = url
+    return document.model_copy(update=update)
+
+
+def _deadline_passed(url: object, limit: float) -> ToolTimeoutError:
+    # the whole budget is spent: trying again within it cannot succeed
+    return ToolTimeoutError(
+        f"fetching {url} took longer than {limit:g} s (wall-clock time of the robots.txt check and the download)",
+        retryable=False,
+        details={"measured": "wall_clock", _FETCH_TIMEOUT: limit},
+    )
 
 
 @contextlib.asynccontextmanager
@@ -151,8 +194,7 @@ async def _within(deadline: float, target: httpx.URL, limit: float) -> AsyncIter
         async with asyncio.timeout_at(deadline):
             yield
     except TimeoutError:
-        # the whole budget is spent: trying again within it cannot succeed
-        raise ToolTimeoutError(f"fetching {target} took longer than {limit:g} s", retryable=False) from None
+        raise _deadline_passed(target, limit) from None
 
 
 class Fetcher(AsyncClosing):
@@ -251,8 +293,11 @@ class Fetcher(AsyncClosing):
         scroll: int = 0,
         max_age: float | None = None,
         stale_if_error: bool = False,
+        continuing: bool = False,
     ) -> tuple[Document, bool]:
-        """(the whole document, whether it came from the cache). See `fetch` for the arguments."""
+        """(the whole document, whether it came from the cache). See `fetch` for the arguments;
+        `continuing`: for a later page (`start_index` > 0), read the copy the earlier page came from
+        while one is kept, whatever `max_age` says, so its offsets hold."""
         _check_max_age(max_age)
         if render not in get_args(RenderMode):
             raise ToolValidationError(f"render must be one of auto, always or never, not {render!r}")
@@ -264,7 +309,7 @@ class Fetcher(AsyncClosing):
             raise ToolValidationError("wait_for and scroll need a browser: use render='auto' or 'always'")
         target = self.guard.check_url(url)
         self.policy.check(str(target))
-        fresh = _Freshness(max_age, stale_if_error)
+        fresh = _Freshness(max_age, stale_if_error, continuing)
         if render == "always" or wait_for or scroll:
             return await self._rendered(
                 target, "requested", raw, timeout, respect_robots, use_cache, wait_for, scroll, fresh
@@ -320,8 +365,10 @@ class Fetcher(AsyncClosing):
 
     def _key(self, target: httpx.URL, raw: bool, *rendering: object) -> str:
         # the policy is part of the key: a page fetched under a looser guard is not served to a stricter one
+        # the #fragment is never sent to the server: `page#a` and `page#b` are one download
         config = self.settings.fetch
-        return cache_key(str(target), raw, config.allow_private, sorted(config.allowed_hosts), *rendering)
+        address = str(target.copy_with(fragment=None))
+        return cache_key(address, raw, config.allow_private, sorted(config.allowed_hosts), *rendering)
 
     async def _robots(
         self, http: httpx.AsyncClient, target: httpx.URL, respect_robots: bool | None, deadline: float, limit: float
@@ -330,7 +377,7 @@ class Fetcher(AsyncClosing):
         hops, or the refusal because the site failed to serve robots.txt (5xx, unreachable, too slow). That
         one forbids a download (RFC 9309) but, the site having failed, a stale copy may stand in for it."""
         config = self.settings.fetch
-        if not (config.respect_robots if respect_robots is None else respect_robots):
+        if not self._robots_on(respect_robots):
             return None, None
         robots = RobotsPolicy(
             http, self.cache, config.user_agent, config.cache_ttl_s, guard=self.guard, policy=self.policy.check
@@ -346,13 +393,23 @@ class Fetcher(AsyncClosing):
             return None, exc
         return robots, None
 
+    def _robots_on(self, respect_robots: bool | None) -> bool:
+        return self.settings.fetch.respect_robots if respect_robots is None else respect_robots
+
     async def _cached(
-        self, key: str, compute: Callable[[], Awaitable[dict[str, object]]], use_cache: bool, fresh: _Freshness
+        self,
+        target: httpx.URL,
+        key: str,
+        compute: Callable[[], Awaitable[dict[str, object]]],
+        use_cache: bool,
+        fresh: _Freshness,
+        share_by: tuple[object, ...],
+        deadline: float,
     ) -> tuple[Document, bool]:
-        data, cached = await self._fresh_or_stale(key, compute, use_cache, fresh.max_age, fresh.stale_if_error)
+        data, cached = await self._fresh_or_stale(key, compute, use_cache, fresh, share_by, deadline)
         document = Document.model_validate(data)
         self.policy.check(document.final_url)  # a cached page may have been redirected where policy now forbids
-        return document, cached
+        return _as_asked(document, str(target)), cached
 
     async def _plain(
         self,
@@ -381,7 +438,9 @@ class Fetcher(AsyncClosing):
             out = await self._extract(got, raw, deadline)
             return _document(got, out, render_reason=out.render_reason).model_dump()
 
-        return await self._cached(self._key(target, raw), compute, use_cache, fresh)
+        # who shares this download must also share the robots rule (and its verdict) and the deadline
+        share_by = (self._robots_on(respect_robots), outage is None, limit)
+        return await self._cached(target, self._key(target, raw), compute, use_cache, fresh, share_by, deadline)
 
     async def _rendered(
         self,
@@ -425,36 +484,72 @@ class Fetcher(AsyncClosing):
             document = _document(got, out, rendered=True, render_reason=reason, render_ms=round(page.seconds * 1000))
             return document.model_dump()
 
-        return await self._cached(self._key(target, raw, "rendered", wait_for, scroll), compute, use_cache, fresh)
+        key = self._key(target, raw, "rendered", wait_for, scroll)
+        share_by = (self._robots_on(respect_robots), outage is None, limit)
+        return await self._cached(target, key, compute, use_cache, fresh, share_by, deadline)
 
     async def _fresh_or_stale(
         self,
         key: str,
         compute: Callable[[], Awaitable[dict[str, object]]],
         use_cache: bool,
-        max_age: float | None,
-        stale_if_error: bool,
+        fresh: _Freshness,
+        share_by: tuple[object, ...],
+        deadline: float,
     ) -> tuple[dict[str, object], bool]:
         """(the document's fields, whether cached): a cached copy no older than `max_age` (and
-        `fetch.cache_ttl_s`), else a new download; when that fails at the origin and
-        `stale_if_error`, the copy kept `fetch.stale_ttl_s` longer, marked stale."""
+        `fetch.cache_ttl_s`; 0 is never fresh), or for a later page any copy kept; else a new
+        download; when that fails at the origin and `stale_if_error`, the copy kept
+        `fetch.stale_ttl_s` longer, marked stale."""
         config = self.settings.fetch
-        fresh_for = config.cache_ttl_s if max_age is None else min(max_age, config.cache_ttl_s)
-        kept_for = config.cache_ttl_s + config.stale_ttl_s if config.cache_ttl_s > 0 else 0.0
-        kept = await self.cache.get(_NAMESPACE, key) if use_cache or stale_if_error else None
-        if kept is not None and use_cache and _age(kept) <= fresh_for:
-            return kept, True
+        fresh_for = config.cache_ttl_s if fresh.max_age is None else min(fresh.max_age, config.cache_ttl_s)
+        kept_for = config.cache_ttl_s + config.stale_ttl_s
+        kept = await self.cache.get(_NAMESPACE, key) if use_cache or fresh.stale_if_error else None
+        if kept is not None and use_cache:
+            if fresh_for > 0 and _age(kept) <= fresh_for:
+                return kept, True
+            if fresh.continuing:
+                return {**kept, "note": _joined(kept.get("note"), _READ_ON_NOTE)}, True
         try:
-            data, _ = await self.cache.get_or_compute(_NAMESPACE, key, functools.partial(_kept_for, kept_for),
-                                                      compute, use_cache=False)  # fmt: skip
+            data = await self._shared(key, compute, kept_for, share_by, deadline)
         except WeblensError as exc:
-            if not stale_if_error or kept is None or not _origin_failed(exc):
+            if not fresh.stale_if_error or kept is None or not _origin_failed(exc):
                 raise
             # the reason quotes the URL: the values of its secret query parameters are masked
             return {**kept, "stale": True, "stale_reason": redact_text(f"{exc.code}: {exc.message}")}, True
         if data.get("no_store"):  # the site now says no-store: a copy kept from before must go too
             await self.cache.delete(_NAMESPACE, key)
         return data, False
+
+    async def _shared(
+        self,
+        key: str,
+        compute: Callable[[], Awaitable[dict[str, object]]],
+        kept_for: float,
+        share_by: tuple[object, ...],
+        deadline: float,
+    ) -> dict[str, object]:
+        """`compute()`, or the outcome of the same download another call started under the same rules
+        (`share_by`). That call's deadline running out is not this call's while its own has not
+        passed: it then downloads on its own."""
+        ran = False
+
+        async def ours() -> dict[str, object]:
+            nonlocal ran
+            ran = True
+            return await compute()
+
+        ttl = functools.partial(_kept_for, kept_for)
+        while True:
+            try:
+                data: dict[str, object]
+                data, _ = await self.cache.get_or_compute(_NAMESPACE, key, ttl, ours, use_cache=False,
+                                                          share_by=share_by)  # fmt: skip
+                return data
+            except ToolTimeoutError as exc:
+                late = asyncio.get_running_loop().time() >= deadline
+                if ran or late or _FETCH_TIMEOUT not in exc.details:
+                    raise
 
     async def read(self, got: Downloaded, *, raw: bool = False) -> Document:
         """The document in a body downloaded elsewhere (a crawl), read in a worker like a fetched one."""
@@ -466,13 +561,17 @@ class Fetcher(AsyncClosing):
         left = deadline - asyncio.get_running_loop().time()
         limit = min(self.settings.fetch.extract_timeout, left)
         if limit <= 0:
-            raise ToolTimeoutError(f"fetching {got.final_url} took longer than {self.settings.fetch.timeout:g} s",
-                                   retryable=False)  # fmt: skip
+            raise _deadline_passed(got.final_url, self.settings.fetch.timeout)
         done = f"downloaded {len(got.body):,} bytes from {got.final_url}"
         work = functools.partial(extract, got.body, got.content_type, got.final_url, raw=raw, time_limit=limit)
         small = self.settings.fetch.in_process_bytes or 0
-        # a document, PDF or image can inflate far past its size: only a worker's limits hold it
-        in_process = 0 < len(got.body) <= small and not inflates(got.body, got.content_type, got.final_url)
+        # a document, PDF or image can inflate far past its size: only a worker's limits hold it; and one
+        # page at a time here, as a second would wait for the first's GIL and its deadline count that
+        in_process = (
+            0 < len(got.body) <= small
+            and not inflates(got.body, got.content_type, got.final_url)
+            and self._in_process.threads_busy == 0
+        )
         try:
             return await (self._in_process if in_process else self.workers).run(work, timeout=limit)
         except WorkerTimeoutError as exc:
@@ -480,7 +579,7 @@ class Fetcher(AsyncClosing):
                 f"{done}; extracting its text was stopped (the page is too large or too complex to read "
                 f"in time): {exc.message}",
                 retryable=False,
-                details={**exc.details, "url": got.final_url, "bytes": len(got.body), "extract_timeout_s": limit},
+                details={**exc.details, "url": got.final_url, "bytes": len(got.body), _EXTRACT_TIMEOUT: limit},
             ) from None
         except WorkerMemoryError as exc:
             raise WorkerMemoryError(
@@ -535,6 +634,7 @@ class Fetcher(AsyncClosing):
         document, cached = await self.document(
             url, raw=raw, timeout=timeout, respect_robots=respect_robots, use_cache=use_cache, render=render,
             wait_for=wait_for, scroll=scroll, max_age=max_age, stale_if_error=stale_if_error,
+            continuing=start_index > 0,
         )  # fmt: skip
         return await self.page(
             document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=max_tokens
@@ -585,6 +685,8 @@ class Fetcher(AsyncClosing):
         page = read() if query is None and max_tokens is None else await self._read(document, read)
         if cached and document.fetched_at is not None:
             page.age_s = round(max(0.0, time.time() - document.fetched_at), 3)
+        if start_index > 0 and not cached:
+            page.note = _joined(page.note, _DOWNLOADED_AGAIN_NOTE)
         return page
 
 
@@ -677,10 +779,12 @@ async def fetch(
     `not_found`, `timeout`, `upstream_error`, `not_configured` for render="always" without a browser, ...).
     Freshness: `max_age` (seconds) takes a cached copy only that young (0 = download now);
     `stale_if_error` serves the cached copy, marked `stale` with the `stale_reason`, when the
-    download fails at the origin (5xx, unreachable, a timeout; not a 404, 410, 401, 403 or 429,
-    nor any refusal), kept `fetch.stale_ttl_s` past its freshness. `page.age_s` says how old
-    the text is, counted from its download. A page sent with `Cache-Control: no-store` is not
-    cached (`page.no_store`).
+    download fails at the origin (5xx, unreachable, too slow; not a 404, 410, 401, 403 or 429,
+    any refusal, nor weblens' own reading running out of time), kept `fetch.stale_ttl_s` past its
+    freshness. A later page (`start_index` > 0) reads the copy the earlier page came from while
+    one is kept, whatever `max_age` says; downloaded again, its note says the text may have
+    changed. `page.age_s` says how old the text is, counted from its download. A page sent with
+    `Cache-Control: no-store` is not cached (`page.no_store`).
     """
     async with _using(fetcher, settings, client, cache, resolver) as using:
         return await using.fetch(

@@ -65,7 +65,7 @@ async def fetch_typed(
 ) -> Page:
     """`fetcher.fetch(url, ...)` for a URL that may have no scheme (see the module docstring)."""
     query = fetcher.page_query(max_length=max_length, start_index=start_index, query=query, max_tokens=max_tokens)
-    document, cached = await document_typed(fetcher, url, **options)
+    document, cached = await document_typed(fetcher, url, continuing=start_index > 0, **options)
     return await fetcher.page(
         document, cached, start_index=start_index, max_length=max_length, query=query, max_tokens=max_tokens
     )

@@ -6,11 +6,13 @@ made for this call, so a page cannot forge the end of its own untrusted block.
 
 from __future__ import annotations
 
+import math
 import secrets
+import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from weblens.browser import MAX_SCROLL
 from weblens.context import ToolContext
@@ -50,13 +52,25 @@ WEB_FETCH_DESCRIPTION = (
     "use): you get only the passages that answer it, each with its section and character offsets, "
     "instead of the page from the top. max_tokens bounds the size of the result. "
     "Long documents come in pages: the result says total_length and next_start_index; call again "
-    "with start_index=next_start_index to read on (served from cache, no new download). "
+    "with start_index=next_start_index to read on (served from the copy the first page came from, "
+    "no new download). "
     "Private and internal addresses are refused."
 )
 WEBFETCH_DESCRIPTION = (
     "Fetch content from a URL. HTML pages are reduced to their main text; plain text and markdown "
     "are returned as they are. Use it after a search to read a page."
 )
+
+
+def _huge_as_infinite(value: object) -> object:
+    """A whole number past any float (10**400) means what infinity does, any cached copy, as in `weblens.fetch`."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > sys.float_info.max:
+        return math.inf
+    return value
+
+
+Seconds = Annotated[float, Field(ge=0, strict=True), BeforeValidator(_huge_as_infinite)]
+"""0 or more seconds, whole or not, as `weblens.fetch` takes them: strict, so true is not 1 nor "60" a number."""
 
 
 class WebFetchParams(BaseModel):
@@ -105,11 +119,11 @@ class WebFetchParams(BaseModel):
         description="Screens to scroll, for content that loads on scroll (implies rendering)",
     )  # fmt: skip
 
-    max_age: int | None = Field(
+    max_age: Seconds | None = Field(
         default=None,
-        ge=0,
         description=(
-            "Oldest cached copy you accept, in seconds; 0 downloads the page now. Default: the server's cache time"
+            "Oldest cached copy you accept, in seconds; 0 downloads the page now. Default: the server's cache "
+            "time. Reading on (start_index > 0) uses the copy the first page came from, whatever max_age says"
         ),
     )
     stale_if_error: bool = Field(
@@ -160,7 +174,8 @@ def _freshness(page: Page) -> list[str]:
     if page.stale:
         return [
             f"STALE COPY: the site failed ({_clipped(page.stale_reason or 'error')}); this text was downloaded "
-            f"{page.age_s:.0f} s ago and may be out of date."
+            f"{page.age_s:.0f} s ago and may be out of date. Reading on with start_index reads this same copy "
+            "(no stale_if_error needed)."
         ]
     if page.cached:
         return [f"From the cache: downloaded {page.age_s:.0f} s ago."]
@@ -216,6 +231,7 @@ class FetchTool(Tool[Any]):
             scroll=getattr(params, "scroll", 0),
             max_age=getattr(params, "max_age", None),
             stale_if_error=getattr(params, "stale_if_error", False),
+            continuing=getattr(params, "start_index", 0) > 0,
         )
 
     async def _within(self, cut: Callable[[int], Awaitable[Page]], max_tokens: int) -> tuple[Page, str]:
