@@ -168,6 +168,10 @@ def navigation_roles(scale: int) -> str:  # 50 000 spans marked role=navigation,
     return _page("<div>start" + "<span role='navigation'>menu</span>tail " * (3_125 * scale) + "</div>")
 
 
+def past_closing_tags(scale: int) -> str:  # 20 000 paragraphs after `</body></html>`, each a top-level element, at 16x
+    return _page("<p>start</p>" + "</div></p></span></td></html></body><p>stray</p>" * (1_250 * scale))
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "list items": list_items,
     "one text node": text_node,
@@ -194,6 +198,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "phone-only spans": phone_only,
     "scripts with tails": unseen_with_tails,
     "navigation roles": navigation_roles,
+    "past closing tags": past_closing_tags,
 }
 
 

@@ -161,3 +161,11 @@ async def test_a_long_run_of_empty_inline_tags_is_read_within_the_cpu_deadline(p
         document = await fetcher.fetch(pages.url("/commas"), max_length=100)
     assert document.content.startswith("word,,,,")
     assert document.total_length == len("word") + 20 * count
+
+
+def test_a_page_that_goes_on_past_its_closing_tags_is_read() -> None:
+    # each paragraph after `</body></html>` is a top-level element, and one XPath searched the whole page for a
+    # body once per top-level element: 20 000 of them took 12 s
+    strays = "".join(f"</div></p></span></td></html></body><p>stray {i}</p>" for i in range(60_000))
+    out = extract(_page(f"<p>The harbour wall will be repaired this spring, the council said.</p>{strays}"), _HTML)
+    assert out.content.startswith("The harbour wall will be repaired this spring")
