@@ -396,6 +396,10 @@ class Fetcher(AsyncClosing):
     def _robots_on(self, respect_robots: bool | None) -> bool:
         return self.settings.fetch.respect_robots if respect_robots is None else respect_robots
 
+    def _sharing(self, respect_robots: bool | None, outage: WeblensError | None, limit: float) -> tuple[object, ...]:
+        """What calls sharing one download must agree on: the robots rule (and its verdict) and the deadline."""
+        return self._robots_on(respect_robots), outage is None, limit
+
     async def _cached(
         self,
         target: httpx.URL,
@@ -438,8 +442,7 @@ class Fetcher(AsyncClosing):
             out = await self._extract(got, raw, deadline)
             return _document(got, out, render_reason=out.render_reason).model_dump()
 
-        # who shares this download must also share the robots rule (and its verdict) and the deadline
-        share_by = (self._robots_on(respect_robots), outage is None, limit)
+        share_by = self._sharing(respect_robots, outage, limit)
         return await self._cached(target, self._key(target, raw), compute, use_cache, fresh, share_by, deadline)
 
     async def _rendered(
@@ -485,7 +488,7 @@ class Fetcher(AsyncClosing):
             return document.model_dump()
 
         key = self._key(target, raw, "rendered", wait_for, scroll)
-        share_by = (self._robots_on(respect_robots), outage is None, limit)
+        share_by = self._sharing(respect_robots, outage, limit)
         return await self._cached(target, key, compute, use_cache, fresh, share_by, deadline)
 
     async def _fresh_or_stale(
