@@ -56,6 +56,7 @@ import trafilatura
 from weblens.errors import BlockedError
 from weblens.fetch import (
     cell_words,
+    fast_escape,
     fast_html2txt,
     fast_justext,
     fast_link_density,
@@ -78,7 +79,7 @@ SLOW_RATIO = 2.0  # no page may take weblens more than this times trafilatura's 
 # put aside for trafilatura: its own code, uncounted
 STAND_INS = (
     fast_xpaths, fast_justext, fast_prepare, fast_html2txt, fast_link_density, wild_text, fast_second_opinion,
-    orphan_formatting, cell_words,
+    orphan_formatting, cell_words, fast_escape,
 )  # fmt: skip
 SLOW_FLOOR_S = 0.05  # the count: pages trafilatura itself spends at least this long on
 

@@ -4,7 +4,8 @@ the paragraph maker for its jusText second opinion (`weblens.fetch.fast_justext`
 preparation without the copy a fast pass never reads (`weblens.fetch.fast_prepare`), its
 measure of a page's whole text without a copy of the page (`weblens.fetch.fast_html2txt`), its
 link-density pruning that tests only the elements holding a link (`weblens.fetch.fast_link_density`)
-and its full cascade started from the fast pass's main extraction (`weblens.fetch.fast_second_opinion`).
+its full cascade started from the fast pass's main extraction (`weblens.fetch.fast_second_opinion`) and
+its markdown escaping of text that holds nothing to escape (`weblens.fetch.fast_escape`).
 
 Per expression: seconds for trafilatura's XPath and for the stand-in over all pages (each page as
 weblens parses it and as trafilatura converts it, the two trees the expressions run on), medians
@@ -43,6 +44,7 @@ from trafilatura.settings import Extractor
 
 from weblens.errors import BlockedError
 from weblens.fetch import (
+    fast_escape,
     fast_html2txt,
     fast_justext,
     fast_link_density,
@@ -166,7 +168,9 @@ SETUPS: dict[str, tuple[Callable[[], AbstractContextManager[None]], ...]] = {
     "page measure put aside": (fast_html2txt.stock,),
     "link density put aside": (fast_link_density.stock,),
     "second opinion put aside": (fast_second_opinion.stock,),
+    "escaping put aside": (fast_escape.stock,),
     "none": (
+        fast_escape.stock,
         fast_xpaths.stock,
         fast_justext.stock,
         fast_prepare.stock,

@@ -36,6 +36,9 @@ _WORDS = [
     "infinitescroll", "elementor-share-buttons", "article body", "share-this", "share", "shared", "sidebar",
     "ad-slot", " ad ", "x ad-y", "widget", "MostPopularStories", "primary", "story-body", "single-post",
     "akismet", "message", "-hide-", "noprint", "x", "", "  ", "ém", "social",
+    # case: the patterns asked in any case are first asked for their words in lower case, but only of ASCII
+    # values (Python's `re` folds the Kelvin sign to `k` and a long s to `s`)
+    "COOKIE-NOTICE", "Consent_Manager", "CMPLZ-x", "coo\u212aie-banner", "con\u017fent-banner", "FULLTEXT",
 ]  # fmt: skip
 _TAGS = [
     "div", "p", "span", "section", "article", "main", "aside", "ul", "ol", "li", "details", "h1", "footer",
