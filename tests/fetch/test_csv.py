@@ -64,3 +64,12 @@ def test_a_utf16_csv_under_excels_type_is_a_table(codec: str) -> None:
     read = extract(rows.encode(codec), "application/vnd.ms-excel")  # was refused: a NUL in its first bytes
     assert read.extractor == "csv"
     assert read.content == "| Name | City |\n| --- | --- |\n| José | Zürich |\n| Ann | Köln |"
+
+
+def test_excels_sep_line_names_the_delimiter_and_is_no_row() -> None:
+    body = "\ufeffsep=;\r\nNom;Prix\r\nCafé;3,50\r\n" + "Thé;2,10\r\n" * 2_100  # a European Excel export
+    read = extract(body.encode(), "text/csv")  # the header was `| sep= |  |`, the real header a row under it
+    assert read.content.startswith("| Nom | Prix |\n| --- | --- |\n| Café | 3,50 |\n| Thé | 2,10 |")
+    assert read.content.endswith("(102 more lines not shown)")
+    quoted = extract(b'"sep=|"\nname|note\nann|a, b\n', "text/csv")
+    assert quoted.content == "| name | note |\n| --- | --- |\n| ann | a, b |"

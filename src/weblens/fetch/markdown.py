@@ -32,6 +32,7 @@ _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 _OWN_ROWS = etree.XPath("descendant::tr[count(ancestor::table[1] | $table) = 1]")
 _BACKTICKS = re.compile("`+")
 _SPAN = re.compile(r"\s*+([0-9]{1,9})")  # nine digits: past what any span means, short of int()'s digit limit
+_INTEGER = re.compile(r"\s*+([+-]?[0-9]{1,9})")
 # Quotes nested deeper than this are not marked again: each mark repeats every line under it (200 nested quotes
 # made 20 MB of a 0.8 MB post); forums nest quotes a few levels.
 _MAX_QUOTES = 8
@@ -240,6 +241,12 @@ def _span(cell: etree._Element, name: str) -> int:
     return max(1, int(match.group(1))) if match else 1
 
 
+def _caption(table: etree._Element) -> str:
+    """A table's `<caption>` (`Table 2: tonnage by port`), its line above it: no cell holds it, and it was lost."""
+    caption = next((child for child in table if child.tag == "caption"), None)
+    return "" if caption is None else _cell_text(caption)
+
+
 def _table(table: etree._Element) -> str:
     """The table's own rows as a markdown table, a merged cell's other places blank so every value stays in its
     column (`colspan`, `rowspan`), across the first `MAX_COLUMNS` columns: a hostile `colspan="100000"` adds no
@@ -270,15 +277,23 @@ def _table(table: etree._Element) -> str:
     return "\n".join(lines)
 
 
+def _integer(value: str | None, default: int) -> int:
+    """An `<ol start>` or `<li value>` as browsers read it (its leading digits, a sign allowed), else `default`."""
+    match = _INTEGER.match(value or "")
+    return int(match.group(1)) if match else default
+
+
 def _list(element: etree._Element, quotes: int, depth: int = 0) -> str:
     """A list's items as markdown lines; an item's own lists (and paragraphs, code) indented under it, to
     `_MAX_LIST_INDENT` levels (each level pads every line below it: 120 levels made 1 MB of text 20 MB)."""
     lines: list[str] = []
-    number = 0
+    step = -1 if element.get("reversed") is not None else 1
+    items = sum(1 for item in element if item.tag == "li") if step < 0 else 0
+    number = _integer(element.get("start"), items if step < 0 else 1) - step
     for item in element:
         if item.tag != "li":
             continue
-        number += 1
+        number = _integer(item.get("value"), number + step)
         mark = f"{number}." if element.tag == "ol" else "-"
         if next(item.iterdescendants(*_BREAKING_TAGS), None) is None:  # most items: one run of inline text
             lines.append(f"{mark} {' '.join(_inline(item).split())}")
@@ -317,6 +332,7 @@ def _blocks(element: etree._Element, out: list[str], quotes: int = 0, lists: int
             out.append(fenced(code_text(child)))
         elif tag == "table":
             flush()
+            out.append(_caption(child))
             out.append(_table(child))
         elif tag in ("ul", "ol"):
             flush()

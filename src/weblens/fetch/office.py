@@ -87,6 +87,8 @@ _SUFFIXES = {f".{kind}": kind for kind in ("docx", "xlsx", "pptx", "odt", "ods",
 _SUFFIXES[".tsv"] = "csv"
 _LINE_END = re.compile(r"\r\n?|\n")
 _DELIMITERS = ",;\t|"
+_SEP_HINT = re.compile(r'"?sep=([^\r\n"])"?(?:\r\n?|\n)', re.IGNORECASE)
+"""Excel's first line naming the delimiter (`sep=;`), which Excel reads and does not show; it was the header."""
 _SNIFF_CHARS = 8192  # of a CSV the delimiter is sniffed from: some rows, at any width a table shows
 _TEXT_HEAD_BYTES = 1024  # of a body looked at to tell text from binary: a binary file shows a NUL long before
 _IN_MEMORY = re.compile(r"'?<_io\.BytesIO object at 0x[0-9a-f]+>'?")
@@ -237,11 +239,10 @@ def markdown_table(rows: Iterable[Sequence[object]], max_rows: int) -> Table:
     return Table("\n".join(lines), len(shown), more, max(columns, width))
 
 
-def _lines(text: str) -> Iterator[str]:
-    """The lines of `text`, ends kept, one at a time (an `io.StringIO` would copy it four times over); a line ends
-    at `\r\n`, `\n` or a lone `\r` (old Mac files), as in Python's universal newlines."""
-    start = 0
-    for end in _LINE_END.finditer(text):
+def _lines(text: str, start: int = 0) -> Iterator[str]:
+    """The lines of `text` from `start`, ends kept, one at a time (an `io.StringIO` would copy it four times over); a
+    line ends at `\r\n`, `\n` or a lone `\r` (old Mac files), as in Python's universal newlines."""
+    for end in _LINE_END.finditer(text, start):
         yield text[start : end.end()]
         start = end.end()
     if start < len(text):
@@ -265,9 +266,10 @@ def _dialect(sample: str) -> dict[str, Any]:
 
 def _csv(body: bytes, content_type: str) -> tuple[str, str]:
     text, _ = decode_body(body, content_type)
-    dialect = _dialect(text[:_SNIFF_CHARS])
-    lines = _lines(text)
-    read = 0
+    hint = _SEP_HINT.match(text)
+    dialect = {"delimiter": hint.group(1)} if hint else _dialect(text[:_SNIFF_CHARS])
+    read = hint.end() if hint else 0
+    lines = _lines(text, read)
 
     def counted() -> Iterator[str]:
         nonlocal read
@@ -314,8 +316,36 @@ _FLATTENED = "this part nests its markup deeper than the parser follows; it was 
 def _docx(body: bytes) -> tuple[str, str]:
     import mammoth
 
-    result = mammoth.convert_to_html(io.BytesIO(body))
-    return html_markdown(result.value), ""
+    result = mammoth.convert_to_html(io.BytesIO(body), style_map=_DOCX_STYLES, convert_image=_no_image)
+    return html_markdown(result.value), _docx_title(body)
+
+
+_DOCX_STYLES = "p[style-name='Title'] => h1:fresh"
+"""Word's Title style is the document's heading (mammoth's own map makes it a paragraph)."""
+_DOCX_CORE = "docProps/core.xml"
+_MAX_CORE_BYTES = 1 << 20  # a document's properties are a few hundred bytes
+
+
+def _no_image(image: object) -> list[object]:
+    """No element for a picture: it has no text, and mammoth's default inlined it as base64 — past 10 MB of
+    photos the HTML parser stopped, and every paragraph after them was lost (and the base64 cost memory)."""
+    return []
+
+
+def _docx_title(body: bytes) -> str:
+    """The title a Word file's properties give (`docProps/core.xml`'s `dc:title`), as Word shows in File > Info."""
+    from lxml import etree  # type: ignore[import-untyped]
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(body)) as archive:
+            if archive.getinfo(_DOCX_CORE).file_size > _MAX_CORE_BYTES:
+                return ""
+            core = archive.read(_DOCX_CORE)
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+        title = etree.fromstring(core, parser).find("{http://purl.org/dc/elements/1.1/}title")
+    except (KeyError, zipfile.BadZipFile, OSError, ValueError, etree.XMLSyntaxError):
+        return ""  # no properties, or damaged ones: the text is what matters
+    return " ".join((title.text or "").split()) if title is not None else ""
 
 
 class _CellBudget:
