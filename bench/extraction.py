@@ -61,6 +61,7 @@ from weblens.fetch import (
     fast_justext,
     fast_link_density,
     fast_prepare,
+    fast_printable,
     fast_second_opinion,
     fast_xpaths,
     orphan_formatting,
@@ -79,7 +80,7 @@ SLOW_RATIO = 2.0  # no page may take weblens more than this times trafilatura's 
 # put aside for trafilatura: its own code, uncounted
 STAND_INS = (
     fast_xpaths, fast_justext, fast_prepare, fast_html2txt, fast_link_density, wild_text, fast_second_opinion,
-    orphan_formatting, cell_words, fast_escape,
+    orphan_formatting, cell_words, fast_escape, fast_printable,
 )  # fmt: skip
 SLOW_FLOOR_S = 0.05  # the count: pages trafilatura itself spends at least this long on
 

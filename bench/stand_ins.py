@@ -5,7 +5,8 @@ preparation without the copy a fast pass never reads (`weblens.fetch.fast_prepar
 measure of a page's whole text without a copy of the page (`weblens.fetch.fast_html2txt`), its
 link-density pruning that tests only the elements holding a link (`weblens.fetch.fast_link_density`)
 its full cascade started from the fast pass's main extraction (`weblens.fetch.fast_second_opinion`) and
-its markdown escaping of text that holds nothing to escape (`weblens.fetch.fast_escape`).
+its markdown escaping of text that holds nothing to escape (`weblens.fetch.fast_escape`) and its removal of
+unprintable characters from a text whose only unprintable characters are whitespace (`weblens.fetch.fast_printable`).
 
 Per expression: seconds for trafilatura's XPath and for the stand-in over all pages (each page as
 weblens parses it and as trafilatura converts it, the two trees the expressions run on), medians
@@ -49,6 +50,7 @@ from weblens.fetch import (
     fast_justext,
     fast_link_density,
     fast_prepare,
+    fast_printable,
     fast_second_opinion,
     fast_xpaths,
 )
@@ -169,8 +171,10 @@ SETUPS: dict[str, tuple[Callable[[], AbstractContextManager[None]], ...]] = {
     "link density put aside": (fast_link_density.stock,),
     "second opinion put aside": (fast_second_opinion.stock,),
     "escaping put aside": (fast_escape.stock,),
+    "printable put aside": (fast_printable.stock,),
     "none": (
         fast_escape.stock,
+        fast_printable.stock,
         fast_xpaths.stock,
         fast_justext.stock,
         fast_prepare.stock,

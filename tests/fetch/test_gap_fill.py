@@ -137,5 +137,5 @@ def test_items_cut_out_go_back_under_the_short_heading_the_pass_kept() -> None:
 def test_a_page_the_pass_read_almost_whole_is_not_searched_for_gaps() -> None:
     """What goes back is shown text the pass left out: under `GAP_GAIN` of the kept words besides them, no search."""
     kept = "## Heading\n\n" + "word " * 100  # 101 words (the markdown mark is no word)
-    assert not gaps_may_add(kept, 110)
-    assert gaps_may_add(kept, 120)
+    assert not gaps_may_add(kept, 102, 110)
+    assert gaps_may_add(kept, 102, 120)

@@ -3,6 +3,7 @@ trafilatura's sources hash to the digest it was written against (so on 2.3.1), a
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 import pytest
@@ -15,6 +16,7 @@ from weblens.fetch import (
     fast_html2txt,
     fast_link_density,
     fast_prepare,
+    fast_printable,
     fast_second_opinion,
     orphan_formatting,
     wild_text,
@@ -31,6 +33,7 @@ _STAND_INS = [
     (orphan_formatting, main_extractor, "handle_formatting"),
     (cell_words, htmlprocessing, "textfilter"),
     (fast_escape, xml, "_escape_and_convert_math"),
+    (fast_printable, importlib.import_module("trafilatura.baseline"), "remove_control_characters"),  # the module
 ]
 
 
@@ -64,3 +67,17 @@ def test_markdown_escaping_reads_the_same_with_its_stand_in() -> None:
         stock = extract(page, "text/html; charset=utf-8").content
     assert ours == stock
     assert "snake\\_case" not in ours and "snake_case_names" in ours  # weblens unescapes underscores after
+
+
+@pytest.mark.parametrize("control", ["", "\u2028", "\x1b"], ids=["line breaks", "a line separator", "an escape"])
+def test_text_outside_paragraphs_reads_the_same_with_the_printable_stand_in(control: str) -> None:
+    """trafilatura's last resort joins the lines of a page's body by line breaks and drops what is unprintable but
+    for whitespace; the stand-in skips the character-by-character rebuild only when that drops nothing."""
+    lines = [f"Line {i} of a page that writes its text into the body{control}, with no paragraphs." for i in range(40)]
+    page = ("<html><head><title>Notes</title></head><body>" + "<br>\n".join(lines) + "</body></html>").encode()
+    assert fast_printable.installed()
+    ours = extract(page, "text/html; charset=utf-8").content
+    with fast_printable.stock():
+        stock = extract(page, "text/html; charset=utf-8").content
+    assert ours == stock
+    assert "Line 39 of a page" in ours

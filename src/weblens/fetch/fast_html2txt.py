@@ -27,7 +27,7 @@ from typing import Any
 from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 
-from weblens.fetch import fast_xpaths
+from weblens.fetch import fast_printable, fast_xpaths
 from weblens.fetch.swap import GuardedSwap
 
 __all__ = ["DIGEST", "install", "installed", "page_text", "source_digest", "stock"]
@@ -98,9 +98,7 @@ def page_text(content: Any, clean: bool = True) -> str:
 def _printable(text: str) -> str:
     """trafilatura's `remove_control_characters`, which rebuilds any text that is not all printable character by
     character: text whose only unprintable characters are spaces (a newline, a tab) comes back as it is."""
-    if text.isprintable() or "".join(text.split()).isprintable():
-        return text
-    return str(_baseline().remove_control_characters(text))
+    return text if fast_printable.unchanged(text) else str(_baseline().remove_control_characters(text))
 
 
 _SWAP = GuardedSwap(_MODULE, {"html2txt": lambda: page_text}, _sources, DIGEST)
