@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import zipfile
 
 import pytest
@@ -106,3 +107,89 @@ def test_a_lists_numbers_are_those_its_start_values_and_direction_give() -> None
     assert html_markdown(html) == (
         "4. four\n   2. two\n5. five\n\n1. one\n10. ten\n11. eleven\n\n3. three\n2. two\n1. one\n\n1. first"
     )
+
+
+_XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def _workbook(formats: dict[str, str] | None = None) -> tuple[bytes, str]:
+    """A workbook of two sheets, and its first sheet's XML; `formats` sets cells' number formats."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Catch"
+    for row in (["Pier", "Share", "Time at sea", "Landed"], ["North", 0.125, 1.5, 45352], ["South", 0.5, 0.25, 45353]):
+        sheet.append(row)
+    for cell, number_format in (formats or {}).items():
+        sheet[cell].number_format = number_format
+    sheet["D2"].number_format = sheet["D3"].number_format = "yyyy-mm-dd"
+    book.create_sheet("Crew").append(["Skipper", "Ada"])
+    saved = io.BytesIO()
+    book.save(saved)
+    body = saved.getvalue()
+    return body, zipfile.ZipFile(io.BytesIO(body)).read("xl/worksheets/sheet1.xml").decode()
+
+
+def test_a_damaged_cell_of_a_workbook_costs_that_cell_not_the_workbook() -> None:
+    body, sheet = _workbook()
+    date_style = re.search(r'<c r="D2" s="(\d+)"', sheet).group(1)  # type: ignore[union-attr]
+    damaged = {
+        '<c r="A2" t="inlineStr"><is><t>North</t></is></c>': '<c r="A2" t="s"><v>999</v></c>',  # past the strings
+        '<c r="B2" t="n"><v>0.125</v></c>': '<c r="B2" s="x" t="n"><v>0.125</v></c>',  # a style that is no index
+        '<c r="C2" t="n"><v>1.5</v></c>': '<c r="C2" s="9999" t="n"><v>1.5</v></c>',  # a style past the styles
+        f'<c r="D2" s="{date_style}" t="n"><v>45352</v></c>': f'<c r="D2" s="{date_style}"><v>soon</v></c>',
+        '<row r="3">': '<row r="three">',
+    }
+    for good, bad in damaged.items():
+        assert good in sheet
+        sheet = sheet.replace(good, bad)
+    read = extract(rezip(body, {"xl/worksheets/sheet1.xml": sheet}), _XLSX)
+    # was `the .xlsx file could not be read: IndexError: list index out of range`, and no sheet was read
+    assert read.content == (
+        "## Sheet: Catch\n\n| Pier | Share | Time at sea | Landed |\n| --- | --- | --- | --- |\n"
+        "|  |  | 1.5 |  |\n| South | 0.5 | 0.25 | 2024-03-02 |\n\n"
+        "## Sheet: Crew\n\n| Skipper | Ada |\n| --- | --- |"
+    )
+
+
+def test_a_workbooks_percentages_and_durations_read_as_excel_shows_them() -> None:
+    formats = {"B2": "0.0%", "B3": "0%", "C2": "[h]:mm:ss", "C3": "[h]:mm"}
+    body, _ = _workbook(formats)
+    # were `0.125`, `0.5`, `1 day, 12:00:00` and `6:00:00`
+    assert extract(body, _XLSX).content.startswith(
+        "## Sheet: Catch\n\n| Pier | Share | Time at sea | Landed |\n| --- | --- | --- | --- |\n"
+        "| North | 12.5% | 36:00:00 | 2024-03-01 |\n| South | 50% | 6:00 | 2024-03-02 |\n\n"
+    )
+
+
+def test_a_word_files_simple_fields_read_as_the_text_word_shows() -> None:
+    def field(instruction: str, shown: str) -> str:
+        return f'<w:fldSimple w:instr="{instruction}"><w:r><w:t>{shown}</w:t></w:r></w:fldSimple>'
+
+    run = '<w:r><w:t xml:space="preserve">{}</w:t></w:r>'
+    dated = f'<w:fldSimple w:instr=" DATE "><w:hyperlink>{field("TIME", "1 March 2024")}</w:hyperlink></w:fldSimple>'
+    body = _word(
+        "<w:p>"
+        + run.format("Page ")
+        + field(" PAGE ", "3")
+        + run.format(" of ")
+        + field("NUMPAGES", "12")
+        + run.format(", printed ")
+        + dated
+        + "</w:p>"
+        + _para("Every pier was counted.")
+    )
+    read = extract(body, "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+    # was `Page of , printed`: mammoth leaves out a simple field, and the text Word shows for it
+    assert read.content == "Page 3 of 12, printed 1 March 2024\n\nEvery pier was counted."
+
+
+def test_an_rtf_files_title_is_the_one_its_info_group_gives() -> None:
+    rtf = (
+        rb"{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0 Arial;}}{\info{\author Ada}{\title Harbour  Caf\'e9 Survey}"
+        rb"{\subject Piers}}\f0 Every pier was counted.\par}"
+    )
+    read = extract(rtf, "application/rtf")
+    assert read.title == "Harbour Café Survey"  # was "": striprtf leaves the info group out
+    assert read.content == "Every pier was counted."

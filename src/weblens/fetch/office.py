@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import csv
 import datetime
+import decimal
 import io
+import math
 import posixpath
 import re
 import zipfile
@@ -316,13 +318,16 @@ _FLATTENED = "this part nests its markup deeper than the parser follows; it was 
 def _docx(body: bytes) -> tuple[str, str]:
     import mammoth
 
-    result = mammoth.convert_to_html(io.BytesIO(body), style_map=_DOCX_STYLES, convert_image=_no_image)
+    result = mammoth.convert_to_html(io.BytesIO(_docx_fields(body)), style_map=_DOCX_STYLES, convert_image=_no_image)
     return html_markdown(result.value), _docx_title(body)
 
 
 _DOCX_STYLES = "p[style-name='Title'] => h1:fresh"
 """Word's Title style is the document's heading (mammoth's own map makes it a paragraph)."""
 _DOCX_CORE = "docProps/core.xml"
+_DOCX_MAIN = "word/document.xml"
+_WORD = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_UNWRAPPED = "{urn:weblens}unwrapped"  # a field marked to have its tag stripped, its runs kept
 _MAX_CORE_BYTES = 1 << 20  # a document's properties are a few hundred bytes
 
 
@@ -348,6 +353,33 @@ def _docx_title(body: bytes) -> str:
     return " ".join((title.text or "").split()) if title is not None else ""
 
 
+def _docx_fields(body: bytes) -> bytes:
+    """The Word file with each simple field (`w:fldSimple`: a page number, a date, a cross-reference) replaced by
+    its result's runs, the text Word shows: mammoth skips the element, and lost it (`Page  of`). The file as it
+    is when it has none, or its XML cannot be parsed (mammoth then says why). Its members are within the bounds
+    `check_zip` checked; the copy is stored, not compressed again."""
+    from lxml import etree
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(body)) as archive:
+            xml = archive.read(_DOCX_MAIN)
+            if b"fldSimple" not in xml:
+                return body
+            parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+            tree = etree.fromstring(xml, parser)
+            for field in tree.iter(f"{{{_WORD}}}fldSimple"):
+                field.tag = _UNWRAPPED  # the tree is not changed while it is walked
+            etree.strip_tags(tree, _UNWRAPPED)
+            copy = io.BytesIO()
+            with zipfile.ZipFile(copy, "w", zipfile.ZIP_STORED) as out:
+                for info in archive.infolist():
+                    data = etree.tostring(tree, encoding="UTF-8") if info.filename == _DOCX_MAIN else archive.read(info)
+                    out.writestr(info.filename, data)
+    except (KeyError, zipfile.BadZipFile, OSError, ValueError, etree.XMLSyntaxError):
+        return body
+    return copy.getvalue()
+
+
 class _CellBudget:
     """Rows of a workbook's sheets until `MAX_WORKBOOK_CELLS` cells have been read, all sheets together."""
 
@@ -369,15 +401,115 @@ def _xlsx(body: bytes) -> tuple[str, str]:
     try:
 
         def rows(sheet: Any) -> tuple[Iterable[Sequence[object]], int | None]:
-            declared = sheet.max_row  # from the sheet's own <dimension>, when it has one
-            sheet.reset_dimensions()  # rows as wide as their cells, not padded to what the sheet declares
-            return sheet.iter_rows(values_only=True), declared
+            return _xlsx_rows(book, sheet), sheet.max_row  # from the sheet's own <dimension>, when it has one
 
         text = _workbook([(sheet.title, partial(rows, sheet)) for sheet in book.worksheets])
         title = book.properties.title or ""
     finally:
         book.close()
     return text, str(title)
+
+
+def _xlsx_rows(book: Any, sheet: Any) -> Iterator[list[object]]:
+    """A read-only sheet's rows, each as wide as its cells, their values as Excel shows them (`_xlsx_value`).
+    Read by `_lenient_parser`, not openpyxl's `iter_rows`: one damaged cell there failed the whole workbook."""
+    with sheet._get_source() as source:
+        parser = _lenient_parser()(
+            source,
+            sheet._shared_strings,
+            data_only=True,
+            epoch=book.epoch,
+            date_formats=book._date_formats,
+            timedelta_formats=book._timedelta_formats,
+        )
+        formats: dict[object, str] = {}  # by style index: a sheet uses a few
+        for _, cells in parser.parse():
+            row: list[object] = [None] * max((cell["column"] for cell in cells), default=0)
+            for cell in cells:
+                value, style = cell["value"], cell["style_id"]
+                if value is not None and cell["column"] >= 1:
+                    if style not in formats:
+                        formats[style] = _number_format(book, style)
+                    row[cell["column"] - 1] = _xlsx_value(value, formats[style])
+            yield row
+
+
+_CELL_ERRORS = (ValueError, IndexError, TypeError, OverflowError)
+"""What openpyxl raises for one damaged cell: a shared string past the list, a number or date that is none."""
+
+
+@cache
+def _lenient_parser() -> type[Any]:
+    """openpyxl's sheet parser, reading a damaged cell (a shared-string index past the strings, a style, number,
+    boolean or date that is none, a bad reference) as an empty one at its place, and a row whose number is none as
+    the row after the last: the rest of the sheet, and the other sheets, are read."""
+    from openpyxl.utils.exceptions import CellCoordinatesException
+    from openpyxl.worksheet._reader import WorkSheetParser
+
+    class Parser(WorkSheetParser):  # type: ignore[misc]  # openpyxl is untyped
+        col_counter: int
+        row_counter: int
+
+        def parse_cell(self, element: Any) -> dict[str, Any]:
+            counted = self.col_counter
+            for keep in (("r",), ()):  # empty at its reference; if that is damaged too, after the cell before it
+                try:
+                    return super().parse_cell(element)  # type: ignore[no-any-return]
+                except (*_CELL_ERRORS, CellCoordinatesException):
+                    self.col_counter = counted
+                    element = element.makeelement(element.tag, {k: v for k, v in element.attrib.items() if k in keep})
+            return super().parse_cell(element)  # type: ignore[no-any-return]
+
+        def parse_row(self, row: Any) -> tuple[int, list[dict[str, Any]]]:
+            try:
+                return super().parse_row(row)  # type: ignore[no-any-return]
+            except _CELL_ERRORS:
+                row.attrib.pop("r", None)
+                return super().parse_row(row)  # type: ignore[no-any-return]
+
+    return Parser
+
+
+def _number_format(book: Any, style_id: object) -> str:
+    """A cell's number format code, by its style's index; "General" for an index the workbook does not hold."""
+    from openpyxl.styles.numbers import BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE
+
+    try:
+        number = book._cell_styles[style_id].numFmtId if isinstance(style_id, int) and style_id >= 0 else 0
+        if number < BUILTIN_FORMATS_MAX_SIZE:
+            return str(BUILTIN_FORMATS.get(number, "General"))
+        return str(book._number_formats[number - BUILTIN_FORMATS_MAX_SIZE])
+    except (IndexError, TypeError, AttributeError):
+        return "General"
+
+
+_PERCENT = re.compile(r"[#,0]*0(?:\.(0+))?%")
+"""A percentage format (`0%`, `0.00%`, `#,##0.0%`), its decimals grouped."""
+
+
+def _xlsx_value(value: object, number_format: str) -> object:
+    """A cell's value as Excel shows it in the common formats that change what it reads as: a percentage
+    (`0.125` in `0.0%` is `12.5%`) and a duration (`[h]:mm:ss`: `36:00:00`, not `1 day, 12:00:00`); any
+    other value as it is."""
+    if isinstance(value, datetime.timedelta):
+        return _duration(value, "s" in number_format.split(";")[0].lower())
+    percent = _PERCENT.fullmatch(number_format)
+    if percent and isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        decimals = len(percent.group(1) or "")
+        hundredths = decimal.Decimal(f"{value:.{_SHOWN_DIGITS}g}") * 100
+        shown = hundredths.quantize(decimal.Decimal(1).scaleb(-decimals), decimal.ROUND_HALF_UP)  # 0.125 in 0%: 13%
+        return f"{shown:{',' if ',' in number_format else ''}.{decimals}f}%"
+    return value
+
+
+def _duration(value: datetime.timedelta, seconds: bool = True) -> str:
+    """A duration in hours past 24, as Excel's `[h]:mm:ss` shows it (`[h]:mm` without the seconds)."""
+    step = 1 if seconds else 60
+    total = round(value.total_seconds() / step)
+    hours, rest = divmod(abs(total) * step, 3600)
+    minutes, secs = divmod(rest, 60)
+    sign = "-" if total < 0 else ""
+    return f"{sign}{hours}:{minutes:02}" + (f":{secs:02}" if seconds else "")
 
 
 def _workbook(sheets: Sequence[tuple[str, Callable[[], tuple[Iterable[Sequence[object]], int | None]]]]) -> str:
@@ -721,8 +853,32 @@ _EPUB_CONTAINER = "META-INF/container.xml"
 def _rtf(body: bytes) -> tuple[str, str]:
     from striprtf.striprtf import rtf_to_text
 
-    text = rtf_to_text(body.decode("latin-1"), errors="ignore")  # type: ignore[no-untyped-call]
-    return "\n\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip()), ""
+    rtf = body.decode("latin-1")
+    text = rtf_to_text(rtf, errors="ignore")  # type: ignore[no-untyped-call]
+    return "\n\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip()), _rtf_title(rtf)
+
+
+_RTF_HEAD_CHARS = 1 << 20
+"""Of an RTF file searched for its `{\\info}` group, which follows the font, colour, style and list tables."""
+_RTF_INFO_CHARS = 8192  # of the group searched for its title: the first of the properties Word writes
+_RTF_INFO = re.compile(r"\{\\info(?![A-Za-z])")
+_RTF_TITLE = re.compile(r"\{\\title(?![A-Za-z])\s?((?:\\.|[^\\{}]){0,1024})\}")
+"""`{\\title ...}`: its text (with escapes, `\\'e9`, `\\u8364?`, and no groups), a thousand characters at most."""
+_RTF_CODEPAGE = re.compile(r"\\ansicpg\d{1,5}")
+
+
+def _rtf_title(rtf: str) -> str:
+    """The title in an RTF file's `{\\info}` group (Word's File > Properties), its escapes read in the file's code
+    page; striprtf leaves the group out, as no part of the text. Looked for near its start only: bounded."""
+    from striprtf.striprtf import rtf_to_text
+
+    info = _RTF_INFO.search(rtf, 0, _RTF_HEAD_CHARS)
+    title = _RTF_TITLE.search(rtf, info.end(), info.end() + _RTF_INFO_CHARS) if info else None
+    if info is None or title is None:
+        return ""
+    codepage = _RTF_CODEPAGE.search(rtf, 0, info.start())
+    fragment = "{\\rtf1" + (codepage.group() if codepage else "") + " " + title.group(1) + "}"
+    return " ".join(rtf_to_text(fragment, errors="ignore").split())  # type: ignore[no-untyped-call]
 
 
 _READERS: dict[str, Callable[[bytes], tuple[str, str]]] = {
