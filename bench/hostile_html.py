@@ -172,6 +172,14 @@ def past_closing_tags(scale: int) -> str:  # 20 000 paragraphs after `</body></h
     return _page("<p>start</p>" + "</div></p></span></td></html></body><p>stray</p>" * (1_250 * scale))
 
 
+def long_paragraph(scale: int) -> str:  # one paragraph of 1.8 MB of prose with `*`, `_` and `[1]` in it at 16x
+    return _page("<p>" + " ".join(f"{_sentence(i)} See [{i}] on *snake_case*." for i in range(1_000 * scale)) + "</p>")
+
+
+def concatenated_documents(scale: int) -> str:  # 3 200 whole documents one after another at 16x
+    return "".join(f"<html><body><p>{_sentence(i)}</p></body></html>" for i in range(200 * scale))
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "list items": list_items,
     "one text node": text_node,
@@ -199,6 +207,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "scripts with tails": unseen_with_tails,
     "navigation roles": navigation_roles,
     "past closing tags": past_closing_tags,
+    "one long paragraph": long_paragraph,
+    "concatenated documents": concatenated_documents,
 }
 
 
