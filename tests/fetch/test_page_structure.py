@@ -250,3 +250,21 @@ def test_a_reply_quoting_a_whole_earlier_post_shows_only_its_own_words() -> None
     assert "**grace_h**\n\nThat worked for me." in content
     assert "> keep the flame low\n\nHow low is low?" in content  # a short quote says what the reply answers
     assert f"> {manual}\n\nSo says the maker's manual." in content  # a quote of new text stays
+
+
+def test_inline_code_holding_emphasis_keeps_the_paragraph_after_it() -> None:
+    """A directive's placeholder in italics inside code (`<code><i>size</i></code>`, as nginx's reference writes it):
+    trafilatura's markdown wrote `*size*` and lost the rest of the paragraph."""
+    tags = ("i", "b", "em", "var")
+    paragraphs = "".join(
+        f"<p>The lake was measured every morning in the year {2000 + i}. Setting <code><{tag}>size</{tag}></code> "
+        f"to {i} limits the body of a request. The figures for {2000 + i} are kept in the archive.</p>"
+        for i, tag in enumerate(tags)
+    )
+    page = (
+        "<html><head><title>Directive reference</title><meta property='og:type' content='article'></head><body>"
+        f"<main><article><h1>Directive reference</h1>{paragraphs}</article></main></body></html>"
+    )
+    content = extract(page.encode(), "text/html; charset=utf-8").content
+    for i in range(len(tags)):
+        assert f"Setting `size` to {i} limits the body of a request. The figures for {2000 + i} are kept" in content

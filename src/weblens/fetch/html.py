@@ -461,7 +461,9 @@ def _code_span(found: re.Match[str]) -> str:
 
 # The elements whose markup is set right before trafilatura reads the page, found in one walk (a walk per kind
 # cost 0.7 % of extraction time each).
-_PREPARED = ("pre", "br", "sup", "time", "dd")
+_PREPARED = ("pre", "br", "sup", "time", "dd", "code")
+# Formatting trafilatura writes as emphasis (its `hi`), which code cannot hold in markdown (`_plain_code`).
+_CODE_FORMATTING = ("em", "i", "b", "strong", "u", "kbd", "samp", "tt", "var")
 
 
 def _prepare_markup(tree: lxml_html.HtmlElement) -> None:
@@ -474,6 +476,15 @@ def _prepare_markup(tree: lxml_html.HtmlElement) -> None:
     _mark_superscripts(found["sup"])
     _keep_times(found["time"])
     _pair_definitions(found["dd"])
+    _plain_code(found["code"])
+
+
+def _plain_code(codes: list[etree._Element]) -> None:
+    """Inline code without the emphasis inside it (`<code><i>size</i></code>`, a placeholder's italics): trafilatura's
+    markdown wrote `*size*` and lost the rest of the paragraph after it, where its text output keeps it."""
+    for code in codes:
+        if len(code):
+            etree.strip_tags(code, *_CODE_FORMATTING)
 
 
 def _fence_one_line_code(pres: list[etree._Element]) -> None:
