@@ -50,8 +50,8 @@ def settings(brave: FakeBrave, meteo: FakeOpenMeteo, llm: ScriptedLLM) -> Settin
 @pytest.fixture
 async def agent(settings: Settings) -> AsyncIterator[Agent]:
     model = ChatModel.from_settings(settings)
-    toolset = default_toolset(Runtime.from_settings(settings))
-    yield Agent(model, toolset, enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
+    async with Runtime.from_settings(settings) as runtime:
+        yield Agent(model, default_toolset(runtime), enabled=settings.llm.tools, max_steps=settings.llm.max_steps)
     await model.aclose()
 
 

@@ -41,14 +41,27 @@ def outside_fence(text: str) -> str:
     return text.replace(inner, "")
 
 
+_made: list[Runtime] = []
+
+
 def runtime_for(*fakes: Any, **overrides: Any) -> Runtime:
+    """A runtime on the fakes' settings, closed after the test (`_close_runtimes`)."""
     values: dict[str, Any] = {"duckduckgo": {"base_url": "http://127.0.0.1:9", "requests_per_second": 1000}}
     for fake in fakes:
         for section, fields in fake.settings().items():
             values.setdefault(section, {}).update(fields)
     values.setdefault("brave", {})["requests_per_second"] = 1000
     values.update(overrides)
-    return Runtime(settings=Settings(**values), cache=Cache(None))
+    _made.append(Runtime(settings=Settings(**values), cache=Cache(None)))
+    return _made[-1]
+
+
+@pytest.fixture(autouse=True)
+async def _close_runtimes() -> AsyncIterator[None]:
+    """Each runtime a test made closes its HTTP sessions: left open, they were collected unclosed."""
+    yield
+    while _made:
+        await _made.pop().aclose()
 
 
 @pytest.fixture

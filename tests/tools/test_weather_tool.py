@@ -24,9 +24,10 @@ async def meteo() -> AsyncIterator[FakeOpenMeteo]:
 
 
 @pytest.fixture
-def tool(meteo: FakeOpenMeteo) -> GetWeather:
+async def tool(meteo: FakeOpenMeteo) -> AsyncIterator[GetWeather]:
     settings = Settings(weather=meteo.weather_settings(), cache={"enabled": False})
-    return GetWeather(Runtime.from_settings(settings))
+    async with Runtime.from_settings(settings) as runtime:  # its HTTP client's connections closed after the test
+        yield GetWeather(runtime)
 
 
 def test_declaration_carries_the_contract() -> None:
