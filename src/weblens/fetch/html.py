@@ -18,8 +18,9 @@ In order, each step measured on both benchmark corpora (bench/extraction.py):
   jusText's paragraph maker (`fast_justext.py`: the same paragraphs in a third of the time),
   without the tree copy its fast pass never reads (`fast_prepare.py`), and reading the page's
   whole text, which trafilatura measures, without copying the page (`fast_html2txt.py`), and
-  testing for link density only the elements that hold a link (`fast_link_density.py`), and
-  escaping for markdown only the text that holds something to escape (`fast_escape.py`); the
+  testing for link density only the elements that hold a link (`fast_link_density.py`),
+  escaping for markdown only the text that holds something to escape (`fast_escape.py`), and
+  dropping unprintable characters without a rebuild a character at a time (`fast_printable.py`); the
   full cascade starts from the fast pass's main extraction instead of running it again
   (`fast_second_opinion.py`);
 - a thread marked up with schema.org posts that holds most of that content is returned
