@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
 
 from weblens.cache import Cache
 from weblens.config import Settings
@@ -66,6 +69,13 @@ async def test_a_start_index_past_the_end_is_an_error(pages: PageServer, setting
         await fetch(pages.url("/plain.txt"), settings=settings, cache=cache, start_index=10_000)
 
 
+@pytest.fixture
+async def tool(settings: Settings) -> AsyncIterator[FetchTool]:
+    """`web_fetch` as a model calls it, on a cache of its own."""
+    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
+        yield FetchTool(runtime)
+
+
 def _bulletin(pages: PageServer, edition: str) -> None:
     """/bulletin.html: 40 numbered items of one edition."""
     items = [f"Item {i} ({edition}): the council met and decided the harbour wall needs repair." for i in range(40)]
@@ -73,20 +83,18 @@ def _bulletin(pages: PageServer, edition: str) -> None:
 
 
 async def test_reading_on_with_max_age_0_repeated_reads_the_copy_the_first_page_came_from(
-    pages: PageServer, settings: Settings
+    pages: PageServer, tool: FetchTool
 ) -> None:
     # a model repeats its arguments: page 2 comes with start_index=next_start_index and max_age=0 again
     _bulletin(pages, "first edition")
     url = pages.url("/bulletin.html")
-    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
-        tool = FetchTool(runtime)
-        first = await tool.execute({"url": url, "max_length": 1000, "max_age": 0})
-        whole = await tool.execute({"url": url, "max_length": 1_000_000})
-        _bulletin(pages, "second edition")  # the site changed between the pages
-        second = await tool.execute(
-            {"url": url, "max_length": 1000, "max_age": 0, "start_index": first.data["next_start_index"]}
-        )
-        anew = await tool.execute({"url": url, "max_length": 1000, "max_age": 0})
+    first = await tool.execute({"url": url, "max_length": 1000, "max_age": 0})
+    whole = await tool.execute({"url": url, "max_length": 1_000_000})
+    _bulletin(pages, "second edition")  # the site changed between the pages
+    second = await tool.execute(
+        {"url": url, "max_length": 1000, "max_age": 0, "start_index": first.data["next_start_index"]}
+    )
+    anew = await tool.execute({"url": url, "max_length": 1000, "max_age": 0})
     assert first.ok and second.ok and second.data["cached"] is True
     assert second.data["total_length"] == first.data["total_length"]
     assert first.data["content"] + second.data["content"] == whole.data["content"][: second.data["next_start_index"]]
@@ -126,17 +134,15 @@ async def test_reading_on_with_no_copy_kept_says_the_text_may_have_changed(pages
 
 
 async def test_reading_on_a_stale_copy_needs_no_stale_if_error_and_asks_the_site_nothing(
-    pages: PageServer, settings: Settings
+    pages: PageServer, tool: FetchTool
 ) -> None:
     _bulletin(pages, "first edition")
     url = pages.url("/bulletin.html")
-    async with Runtime(settings=settings, cache=Cache(None)) as runtime:
-        tool = FetchTool(runtime)
-        assert (await tool.execute({"url": url, "max_length": 1000})).ok
-        pages.route("GET", "/bulletin.html", Reply(body="down", status=503, content_type="text/plain"))
-        stale = await tool.execute({"url": url, "max_length": 1000, "max_age": 0, "stale_if_error": True})
-        asked = pages.count("/bulletin.html")
-        on = await tool.execute({"url": url, "max_length": 1000, "start_index": stale.data["next_start_index"]})
+    assert (await tool.execute({"url": url, "max_length": 1000})).ok
+    pages.route("GET", "/bulletin.html", Reply(body="down", status=503, content_type="text/plain"))
+    stale = await tool.execute({"url": url, "max_length": 1000, "max_age": 0, "stale_if_error": True})
+    asked = pages.count("/bulletin.html")
+    on = await tool.execute({"url": url, "max_length": 1000, "start_index": stale.data["next_start_index"]})
     assert stale.ok and stale.data["stale"] is True
     warning = next(line for line in stale.text.splitlines() if line.startswith("STALE COPY"))
     assert "Reading on with start_index reads this same copy" in warning

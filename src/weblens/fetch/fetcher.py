@@ -400,21 +400,6 @@ class Fetcher(AsyncClosing):
         """What calls sharing one download must agree on: the robots rule (and its verdict) and the deadline."""
         return self._robots_on(respect_robots), outage is None, limit
 
-    async def _cached(
-        self,
-        target: httpx.URL,
-        key: str,
-        compute: Callable[[], Awaitable[dict[str, object]]],
-        use_cache: bool,
-        fresh: _Freshness,
-        share_by: tuple[object, ...],
-        deadline: float,
-    ) -> tuple[Document, bool]:
-        data, cached = await self._fresh_or_stale(key, compute, use_cache, fresh, share_by, deadline)
-        document = Document.model_validate(data)
-        self.policy.check(document.final_url)  # a cached page may have been redirected where policy now forbids
-        return _as_asked(document, str(target)), cached
-
     async def _plain(
         self,
         target: httpx.URL,
@@ -491,38 +476,45 @@ class Fetcher(AsyncClosing):
         share_by = self._sharing(respect_robots, outage, limit)
         return await self._cached(target, key, compute, use_cache, fresh, share_by, deadline)
 
-    async def _fresh_or_stale(
+    async def _cached(
         self,
+        target: httpx.URL,
         key: str,
         compute: Callable[[], Awaitable[dict[str, object]]],
         use_cache: bool,
         fresh: _Freshness,
         share_by: tuple[object, ...],
         deadline: float,
-    ) -> tuple[dict[str, object], bool]:
-        """(the document's fields, whether cached): a cached copy no older than `max_age` (and
+    ) -> tuple[Document, bool]:
+        """(the document, whether cached): a cached copy no older than `max_age` (and
         `fetch.cache_ttl_s`; 0 is never fresh), or for a later page any copy kept; else a new
         download; when that fails at the origin and `stale_if_error`, the copy kept
         `fetch.stale_ttl_s` longer, marked stale."""
+
+        def done(data: dict[str, object], cached: bool) -> tuple[Document, bool]:
+            document = Document.model_validate(data)
+            self.policy.check(document.final_url)  # a cached page may have been redirected where policy now forbids
+            return _as_asked(document, str(target)), cached
+
         config = self.settings.fetch
         fresh_for = config.cache_ttl_s if fresh.max_age is None else min(fresh.max_age, config.cache_ttl_s)
         kept_for = config.cache_ttl_s + config.stale_ttl_s
         kept = await self.cache.get(_NAMESPACE, key) if use_cache or fresh.stale_if_error else None
         if kept is not None and use_cache:
             if fresh_for > 0 and _age(kept) <= fresh_for:
-                return kept, True
+                return done(kept, True)
             if fresh.continuing:
-                return {**kept, "note": _joined(kept.get("note"), _READ_ON_NOTE)}, True
+                return done({**kept, "note": _joined(kept.get("note"), _READ_ON_NOTE)}, True)
         try:
             data = await self._shared(key, compute, kept_for, share_by, deadline)
         except WeblensError as exc:
             if not fresh.stale_if_error or kept is None or not _origin_failed(exc):
                 raise
             # the reason quotes the URL: the values of its secret query parameters are masked
-            return {**kept, "stale": True, "stale_reason": redact_text(f"{exc.code}: {exc.message}")}, True
+            return done({**kept, "stale": True, "stale_reason": redact_text(f"{exc.code}: {exc.message}")}, True)
         if data.get("no_store"):  # the site now says no-store: a copy kept from before must go too
             await self.cache.delete(_NAMESPACE, key)
-        return data, False
+        return done(data, False)
 
     async def _shared(
         self,
